@@ -1,0 +1,10 @@
+#pragma once
+// Registration functions of all commands (one per cli/<name>.cpp).
+#include "cli/context.hpp"
+
+namespace kgo::cli {
+
+void register_init(CLI::App& app, Context& ctx);
+void register_status(CLI::App& app, Context& ctx);
+
+}  // namespace kgo::cli

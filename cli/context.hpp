@@ -1,0 +1,28 @@
+#pragma once
+// State shared by every command: global options and the two renderers (text, --json).
+#include <filesystem>
+#include <optional>
+#include <string>
+
+#include <CLI/CLI.hpp>
+#include <nlohmann/json.hpp>
+
+namespace kgo::cli {
+
+struct Context {
+  bool json = false;                                  // --json: machine-readable stdout
+  std::optional<std::filesystem::path> workspace;     // --workspace DIR
+  std::optional<std::filesystem::path> wiki;          // --wiki DIR
+  int exit_code = 0;                                  // a command's non-error exit status
+};
+
+// Prints `j` (with --json) or `text` (otherwise) to stdout.
+void emit(const Context& ctx, const nlohmann::json& j, const std::string& text);
+
+// Resolved workspace directory for commands that need one (throws no_workspace).
+std::filesystem::path workspace_dir(const Context& ctx);
+
+// Registers every command on `app`, in help order (cli/commands.cpp).
+void register_all(CLI::App& app, Context& ctx);
+
+}  // namespace kgo::cli

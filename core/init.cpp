@@ -1,0 +1,183 @@
+#include "core/init.hpp"
+
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdlib>
+
+#include "core/error.hpp"
+#include "core/files.hpp"
+#include "core/git.hpp"
+#include "core/markdown.hpp"
+#include "core/resources.hpp"
+
+namespace kgo::core {
+
+const std::vector<std::string>& known_frameworks() {
+  static const std::vector<std::string> k = {"triton", "cuda", "cutedsl", "gluon", "flydsl"};
+  return k;
+}
+
+void validate_name(const std::string& name) {
+  auto bad = [&](const std::string& why) {
+    return Error("invalid workspace name '" + name + "': " + why +
+                     "; use only letters, digits, '_', '.' and '-'",
+                 ExitCode::bad_name);
+  };
+  if (name.empty()) throw bad("it is empty");
+  if (name.find('/') != std::string::npos || name.find('\\') != std::string::npos) {
+    throw bad("it contains a path separator");
+  }
+  if (name.find("..") != std::string::npos) throw bad("it contains '..'");
+  if (name == ".") throw bad("'.' is not a name");
+  for (char c : name) {
+    if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '.' || c == '-')) {
+      throw bad(std::string("character '") + c + "' is not allowed");
+    }
+  }
+  if (name.size() > 100) throw bad("it is longer than 100 characters");
+}
+
+namespace {
+
+constexpr const char* k_gitignore =
+    "# Python caches\n__pycache__/\n*.pyc\n*.pyo\n.pytest_cache/\n"
+    "# Profiler reports and large blobs (summaries are committed, raw reports are not)\n"
+    "*.ncu-rep\n*.nsys-rep\n*.qdrep\n*.sqlite\nprofiles/*/att/*.att\nprofiles/*/att/*.out\n"
+    "profiles/*/att/*.pftrace\nprofiles/*/att/*.otf2\n"
+    "# Build outputs and kgo's private state\n*.so\n*.o\n.kgo/\n.triton_cache/\n";
+
+std::string readable_or_throw(const fs::path& p, const std::string& what) {
+  std::error_code ec;
+  if (!fs::exists(p, ec)) {
+    throw Error(what + " " + p.string() + " does not exist; pass the path of an existing file",
+                ExitCode::kernel_missing);
+  }
+  if (!fs::is_regular_file(p, ec)) {
+    throw Error(what + " " + p.string() + " is not a regular file", ExitCode::kernel_missing);
+  }
+  auto content = try_read_file(p);
+  if (!content || ::access(p.c_str(), R_OK) != 0) {
+    throw Error(what + " " + p.string() + " is not readable; check its permissions",
+                ExitCode::kernel_missing);
+  }
+  return *content;
+}
+
+fs::path default_parent() {
+  if (const char* env = std::getenv("KGO_WORKSPACES"); env && *env) return env;
+  return "/tmp";
+}
+
+std::string shapes_text(const WorkspaceConfig& c) {
+  if (c.shapes.empty()) return "TBD";
+  std::string s;
+  for (const auto& sh : c.shapes) s += (s.empty() ? "" : ", ") + shape_to_string(sh);
+  return s;
+}
+
+}  // namespace
+
+InitResult init_workspace(const InitRequest& req, const ResolvedPlatform& platform) {
+  validate_name(req.name);
+  if (std::find(known_frameworks().begin(), known_frameworks().end(), req.framework) ==
+      known_frameworks().end()) {
+    throw Error("unknown framework '" + req.framework +
+                    "'; choose one of triton, cuda, cutedsl, gluon, flydsl",
+                ExitCode::usage);
+  }
+  WorkspaceConfig cfg;
+  cfg.name = req.name;
+  cfg.platform = platform.canonical;
+  cfg.platform_input = platform.input;
+  cfg.arch = platform.arch;
+  cfg.framework = req.framework;
+  cfg.dtype = req.dtype;
+  for (const auto& s : req.shapes) cfg.shapes.push_back(parse_shape(s));
+  cfg.kernel_file = req.framework == "cuda" ? "kernel.cu" : "kernel.py";
+  cfg.wiki_path = platform.wiki_path;
+  cfg.wiki_fingerprint = platform.wiki_fingerprint;
+  cfg.wiki_embedded = platform.wiki_embedded;
+  cfg.notes = req.notes;
+  cfg.kgo_version = kgo_version();
+  cfg.created_at = utc_now_iso();
+
+  std::string kernel = readable_or_throw(req.kernel, "kernel file");
+  std::optional<std::string> reference;
+  if (req.reference) {
+    reference = readable_or_throw(*req.reference, "reference file");
+    cfg.reference = req.reference->extension() == ".py" ? "ref.py" : req.reference->filename().string();
+  }
+
+  std::error_code ec;
+  fs::path parent = fs::absolute(req.dir.value_or(default_parent()), ec);
+  if (!fs::is_directory(parent, ec)) {
+    throw Error("workspace directory " + parent.string() + " does not exist; create it or pass --dir",
+                ExitCode::not_writable);
+  }
+  if (::access(parent.c_str(), W_OK | X_OK) != 0) {
+    throw Error("workspace directory " + parent.string() + " is not writable; pass --dir DIR",
+                ExitCode::not_writable);
+  }
+  fs::path target = parent / ("kernel_opt_" + req.name);
+  bool exists = fs::exists(fs::symlink_status(target, ec));
+  if (exists && !req.force) {
+    throw Error("workspace " + target.string() +
+                    " already exists; pass --force to replace it (the old one is kept aside, "
+                    "never deleted) or choose another name",
+                ExitCode::workspace_exists);
+  }
+
+  std::string template_text = read_file(data_file("templates/README.md"));
+  fs::path tmp = make_temp_dir(parent, ".kernel_opt_" + req.name + ".tmp");
+  InitResult result;
+  try {
+    for (const char* d : {"memory", "plans", "profiles"}) {
+      fs::create_directories(tmp / d);
+      write_file_atomic(tmp / d / ".gitkeep", "");
+    }
+    write_file_atomic(tmp / cfg.kernel_file, kernel);
+    if (reference) write_file_atomic(tmp / *cfg.reference, *reference);
+    write_file_atomic(tmp / ".gitignore", k_gitignore);
+    save_config(tmp, cfg);
+    std::map<std::string, std::string> vars = {
+        {"name", cfg.name},         {"platform", cfg.platform},
+        {"platform_input", cfg.platform_input},
+        {"arch", cfg.arch},         {"framework", cfg.framework},
+        {"dtype", cfg.dtype},       {"shapes", shapes_text(cfg)},
+        {"kernel_file", cfg.kernel_file},
+        {"kernel_source", req.kernel.string()},
+        {"reference", cfg.reference.value_or("")},
+        {"wiki_path", cfg.wiki_path},
+        {"workspace", target.string()},
+        {"notes", cfg.notes.empty() ? "none" : cfg.notes},
+        {"created_at", cfg.created_at}};
+    write_file_atomic(tmp / "README.md", render_template(template_text, vars));
+    GitRepo repo = GitRepo::init(tmp);
+    repo.add_all();
+    result.commit = repo.commit("init: kgo workspace " + cfg.name + " (" + cfg.platform + ", " +
+                                cfg.framework + ")");
+    ::chmod(tmp.c_str(), 0755);
+    if (exists) {
+      std::string stamp = cfg.created_at.substr(0, 19);
+      std::replace(stamp.begin(), stamp.end(), ':', '-');
+      fs::path aside = parent / ("kernel_opt_" + req.name + ".replaced-" + stamp);
+      for (int i = 1; fs::exists(fs::symlink_status(aside, ec)); ++i) {
+        aside = aside.string() + "." + std::to_string(i);
+      }
+      fs::rename(target, aside);
+      result.previous_moved_to = aside;
+    }
+    fs::rename(tmp, target);
+    fsync_dir(parent);
+  } catch (...) {
+    fs::remove_all(tmp, ec);
+    throw;
+  }
+  result.workspace = target;
+  result.config = cfg;
+  return result;
+}
+
+}  // namespace kgo::core

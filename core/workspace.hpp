@@ -1,0 +1,51 @@
+#pragma once
+// A kgo workspace: `<dir>/kernel_opt_<name>/` with kgo.json, README.md, memory/, plans/,
+// profiles/ and a git repository. This header holds its configuration and the init operation.
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace kgo::core {
+
+namespace fs = std::filesystem;
+
+struct WorkspaceConfig {
+  std::string name;
+  std::string platform;             // canonical product name as the wiki states it
+  std::string platform_input;       // what the user typed (--platform)
+  std::string arch;                 // Hopper, Ampere, Blackwell, CDNA3, ...
+  std::string framework = "triton";
+  std::string dtype = "fp32";
+  std::vector<std::vector<long long>> shapes;
+  std::string kernel_file;          // kernel.py or kernel.cu
+  std::optional<std::string> reference;  // file name inside the workspace
+  std::string wiki_path;
+  std::string wiki_fingerprint;
+  bool wiki_embedded = false;
+  std::string notes;
+  std::string kgo_version;
+  std::string created_at;           // ISO 8601 UTC
+};
+
+void to_json(nlohmann::json& j, const WorkspaceConfig& c);
+void from_json(const nlohmann::json& j, WorkspaceConfig& c);
+
+// Parses "4096x4096" (also "4096"); throws Error(usage) naming the bad text.
+std::vector<long long> parse_shape(const std::string& text);
+std::string shape_to_string(const std::vector<long long>& shape);
+
+// Loads `<ws>/kgo.json`; throws Error(no_workspace) when absent or malformed.
+WorkspaceConfig load_config(const fs::path& workspace);
+void save_config(const fs::path& workspace, const WorkspaceConfig& config);
+
+// The workspace holding `start` (searching upwards for kgo.json), or `explicit_dir` when given.
+// Throws Error(no_workspace) with a hint when none is found.
+fs::path find_workspace(const std::optional<fs::path>& explicit_dir, const fs::path& start = fs::current_path());
+
+// UTC time as "2026-11-20T22:36:48Z".
+std::string utc_now_iso();
+
+}  // namespace kgo::core
