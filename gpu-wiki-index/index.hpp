@@ -1,0 +1,88 @@
+#pragma once
+// The gpu-wiki index: every hardware fact a wiki states, with product, metric, value, unit,
+// qualifiers and file:line. Built from markdown (and JSON record files); cached on disk,
+// keyed by file hashes. Contract shared by specs/, roofline/ and profiling/.
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "gpu-wiki-index/wiki_location.hpp"
+
+namespace kgo::wiki {
+
+struct Fact {
+  std::string product;     // canonical product name, e.g. "H100 SXM"
+  std::string metric;      // canonical metric, e.g. "bf16_tensor"; sparse ones end in "_sparse"
+  std::string label;       // the wiki's own label, e.g. "FP16 / BF16 (Tensor Core)"
+  double value = 0;        // the number as written ("1,978.9" -> 1978.9, "~148" -> 148)
+  std::string unit;        // as written or from the column header: "TFLOPS", "TB/s", "KB", ...
+  std::string value_text;  // the raw cell / value text
+  bool approximate = false;  // written with "~"
+  bool measured = false;     // from a measured document (kgo ceiling --record), not a datasheet
+  std::string core;          // "tensor", "cuda" or ""
+  std::string file;          // wiki-relative path
+  int line = 0;              // 1-based
+};
+
+// A value in base units: bytes/s, FLOP/s (or OP/s), bytes, Hz, W, s or a plain count.
+struct Quantity {
+  double value = 0;
+  std::string dimension;  // "bytes_per_s", "flop_per_s", "bytes", "hz", "watts", "seconds", "count"
+};
+
+// Converts `value unit` to base units ("3.35 TB/s" -> 3.35e12 bytes_per_s; "228 KB" -> 228e3 bytes,
+// decimal prefixes, KiB/MiB/GiB binary). nullopt when the unit is unknown.
+std::optional<Quantity> normalize(double value, const std::string& unit);
+
+struct WikiIssue {
+  std::string kind;     // "unparsed" or "conflict"
+  std::string file;
+  int line = 0;
+  std::string message;
+};
+
+class WikiIndex {
+ public:
+  // Parses every .md / .json file under `root` (no cache).
+  static WikiIndex build(const std::filesystem::path& root);
+  // Like build(), but reuses the on-disk cache under $XDG_CACHE_HOME/kgo (else ~/.cache/kgo)
+  // when every file hash still matches.
+  static WikiIndex load(const WikiLocation& wiki);
+
+  const std::filesystem::path& root() const { return m_root; }
+  const std::vector<Fact>& facts() const { return m_facts; }
+
+  // Canonical product names, sorted.
+  std::vector<std::string> products() const;
+  // Maps a user's name (declared alias, bare name such as "H100", any case) to one canonical
+  // product. Throws Error(unknown_platform) listing the known products, or, when ambiguous,
+  // naming the candidates. Never picks a neighbour (H200 never resolves to H100).
+  std::string resolve_product(const std::string& name) const;
+  // Architecture family of a product ("Hopper", "CDNA3", ...), or "" when the wiki does not say.
+  std::string arch(const std::string& product) const;
+
+  // Facts for exactly this product and canonical metric (a metric is dense unless it ends in
+  // "_sparse"); `measured` selects facts from measured documents instead of datasheets.
+  std::vector<Fact> find(const std::string& product, const std::string& metric,
+                         bool measured = false) const;
+  // Facts stated on `file` (wiki-relative) at `line`.
+  std::vector<Fact> facts_at(const std::string& file, int line) const;
+  // Spec-looking lines that could not be parsed, and conflicting values per product+metric.
+  std::vector<WikiIssue> check() const;
+
+  // Used by build() and the cache loader.
+  WikiIndex(std::filesystem::path root, std::vector<Fact> facts,
+            std::vector<WikiIssue> unparsed = {},
+            std::vector<std::pair<std::string, std::string>> aliases = {},
+            std::vector<std::pair<std::string, std::string>> archs = {});
+
+ private:
+  std::filesystem::path m_root;
+  std::vector<Fact> m_facts;
+  std::vector<WikiIssue> m_unparsed;
+  std::vector<std::pair<std::string, std::string>> m_aliases;  // alias -> product
+  std::vector<std::pair<std::string, std::string>> m_archs;    // product -> arch
+};
+
+}  // namespace kgo::wiki
