@@ -40,6 +40,15 @@ std::string read_file(const fs::path& path) {
   return *content;
 }
 
+void write_file(const fs::path& path, std::string_view content) {
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  out.write(content.data(), static_cast<std::streamsize>(content.size()));
+  out.close();
+  if (!out) {
+    throw Error("cannot write " + path.string() + ": " + std::strerror(errno), ExitCode::not_writable);
+  }
+}
+
 void fsync_dir(const fs::path& dir) {
   int fd = ::open(dir.empty() ? "." : dir.c_str(), O_RDONLY | O_DIRECTORY);
   if (fd >= 0) {

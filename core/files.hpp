@@ -19,6 +19,10 @@ std::string read_file(const fs::path& path);
 // fsync of the directory. A crash leaves either the old file or the new one, never a mix.
 void write_file_atomic(const fs::path& path, std::string_view content);
 
+// Writes `content` to `path` directly (no temp file, no fsync): only for files inside a
+// directory that is itself published later by an atomic rename.
+void write_file(const fs::path& path, std::string_view content);
+
 // fsyncs a directory so a rename inside it is durable.
 void fsync_dir(const fs::path& dir);
 

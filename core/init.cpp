@@ -133,14 +133,15 @@ InitResult init_workspace(const InitRequest& req, const ResolvedPlatform& platfo
   fs::path tmp = make_temp_dir(parent, ".kernel_opt_" + req.name + ".tmp");
   InitResult result;
   try {
+    // Plain writes suffice inside `tmp`: nothing is visible until the rename below.
     for (const char* d : {"memory", "plans", "profiles"}) {
       fs::create_directories(tmp / d);
-      write_file_atomic(tmp / d / ".gitkeep", "");
+      write_file(tmp / d / ".gitkeep", "");
     }
-    write_file_atomic(tmp / cfg.kernel_file, kernel);
-    if (reference) write_file_atomic(tmp / *cfg.reference, *reference);
-    write_file_atomic(tmp / ".gitignore", k_gitignore);
-    save_config(tmp, cfg);
+    write_file(tmp / cfg.kernel_file, kernel);
+    if (reference) write_file(tmp / *cfg.reference, *reference);
+    write_file(tmp / ".gitignore", k_gitignore);
+    write_file(tmp / "kgo.json", nlohmann::json(cfg).dump(2) + "\n");
     std::map<std::string, std::string> vars = {
         {"name", cfg.name},         {"platform", cfg.platform},
         {"platform_input", cfg.platform_input},
@@ -153,7 +154,7 @@ InitResult init_workspace(const InitRequest& req, const ResolvedPlatform& platfo
         {"workspace", target.string()},
         {"notes", cfg.notes.empty() ? "none" : cfg.notes},
         {"created_at", cfg.created_at}};
-    write_file_atomic(tmp / "README.md", render_template(template_text, vars));
+    write_file(tmp / "README.md", render_template(template_text, vars));
     GitRepo repo = GitRepo::init(tmp);
     repo.add_all();
     result.commit = repo.commit("init: kgo workspace " + cfg.name + " (" + cfg.platform + ", " +

@@ -11,7 +11,20 @@ from referencing import Registry, Resource
 SOURCE_DIR = pathlib.Path(os.environ.get("KGO_SOURCE_DIR", pathlib.Path(__file__).resolve().parents[2]))
 KGO_BIN = os.environ.get("KGO_BIN", str(SOURCE_DIR / "build" / "cli" / "kgo"))
 SCHEMAS = SOURCE_DIR / "schemas"
-FIXTURE_WIKI = SOURCE_DIR.parent / "shared" / "fixtures" / "atrex-gpu-wiki-v0.1.0"
+
+def _fixture_wiki():
+    """The third-party atrex wiki fixture (outside the repository; never copied in)."""
+    candidates = [os.environ.get("KGO_FIXTURE_WIKI", ""),
+                  SOURCE_DIR.parent / "shared" / "fixtures" / "atrex-gpu-wiki-v0.1.0",
+                  pathlib.Path("/work/shared/fixtures/atrex-gpu-wiki-v0.1.0")]
+    for c in candidates:
+        if c and (pathlib.Path(c) / "README.md").is_file():
+            return pathlib.Path(c)
+    return None
+
+
+FIXTURE_WIKI = _fixture_wiki()
+needs_fixture = pytest.mark.skipif(FIXTURE_WIKI is None, reason="atrex fixture wiki not found")
 
 
 class Result:

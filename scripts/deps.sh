@@ -1,0 +1,12 @@
+#!/usr/bin/env bash
+# Installs kgo's system and Python dependencies on a Debian/Ubuntu machine.
+set -euo pipefail
+here="$(cd "$(dirname "$0")/.." && pwd)"
+SUDO=""
+if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
+export DEBIAN_FRONTEND=noninteractive
+$SUDO apt-get update -qq
+$SUDO apt-get install -y -qq --no-install-recommends \
+  build-essential cmake pkg-config git python3 python3-pip \
+  libgit2-dev nlohmann-json3-dev libcli11-dev libfmt-dev libgtest-dev googletest >/dev/null
+python3 -m pip install -q -r "$here/tools/requirements.txt"
