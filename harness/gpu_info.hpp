@@ -1,0 +1,42 @@
+#pragma once
+// What nvidia-smi says about the GPUs: name, compute capability, driver, CUDA version the driver
+// supports, current and maximum clocks, and the active clock-event (throttle) reasons.
+// Recorded by `kgo env` and beside every `kgo bench` run.
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace kgo::harness {
+
+struct GpuInfo {
+  int index = 0;
+  std::string name;
+  std::string compute_cap;                 // "9.0"
+  std::string driver_version;
+  std::optional<double> sm_clock_mhz, mem_clock_mhz, max_sm_clock_mhz, max_mem_clock_mhz;
+  std::optional<double> temperature_c, power_w;
+  std::vector<std::string> clock_events;   // active throttle reasons, e.g. "sw_power_cap"
+};
+
+struct SmiReport {
+  bool available = false;      // nvidia-smi ran and listed at least one GPU
+  std::string error;           // why not, when !available
+  std::string cuda_version;    // the driver's CUDA version ("CUDA Version: 13.0")
+  std::vector<GpuInfo> gpus;
+};
+
+// Runs nvidia-smi (never throws; absence is reported in `error`).
+SmiReport query_nvidia_smi();
+
+// Parses one `--format=csv,noheader,nounits` line of the fields kgo asks for (exposed for tests).
+std::optional<GpuInfo> parse_smi_line(const std::string& line);
+
+nlohmann::json to_json(const GpuInfo& g);
+nlohmann::json to_json(const SmiReport& s);
+
+// "1980 MHz SM / 3201 MHz mem (max 1980 / 3201), no clock events" for reports.
+std::string clocks_text(const GpuInfo& g);
+
+}  // namespace kgo::harness
