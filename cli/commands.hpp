@@ -6,5 +6,11 @@ namespace kgo::cli {
 
 void register_init(CLI::App& app, Context& ctx);
 void register_status(CLI::App& app, Context& ctx);
+void register_env(CLI::App& app, Context& ctx);
+void register_wiki(CLI::App& app, Context& ctx);
+void register_memory(CLI::App& app, Context& ctx);
+void register_plan(CLI::App& app, Context& ctx);
+void register_iterate(CLI::App& app, Context& ctx);
+void register_restart(CLI::App& app, Context& ctx);
 
 }  // namespace kgo::cli

@@ -38,4 +38,54 @@ void record_measurement(const std::filesystem::path& workspace, int n, const std
                         nlohmann::json value, const std::string& kernel_sha256,
                         const std::string& tool);
 
+// ---- Additions (engineer E). Writers take a core::LockedWorkspace themselves (re-entrant). ----
+
+class JsonSchema;
+
+// "v3" for 3.
+std::string version_name(int n);
+// `<ws>/memory/v<N>.json`.
+std::filesystem::path record_path(const std::filesystem::path& workspace, int n);
+
+// The iteration schema, loaded once from data_file("schemas/iteration.schema.json").
+const JsonSchema& iteration_schema();
+// Schema check plus "version" == v<n>; throws Error(schema_invalid) naming the failing field.
+void validate_record(const nlohmann::json& record, int n);
+// The exact text kgo writes for a record (2-space JSON and a newline).
+std::string dump_record(const nlohmann::json& record);
+// A fresh record N as create_record writes it.
+nlohmann::json new_record(int n);
+
+// Seconds since the epoch / ISO 8601 UTC: $SOURCE_DATE_EPOCH when set (reproducible runs), else now.
+long long record_epoch_now();
+std::string record_time_now();
+
+// Why kgo refuses a hand-written value at `dotted` (measured fields, quality_gate, git_commit,
+// masked, version, ...), or nullopt when the field is free to edit.
+std::optional<std::string> protected_field(const std::string& dotted);
+// A --set value: null, true/false, integers, decimals, JSON ({...} [...] "..."), else the raw text.
+nlohmann::json parse_typed_value(const std::string& text);
+// The value at `dotted` ("a.b.c"), or nullptr.
+const nlohmann::json* find_path(const nlohmann::json& j, const std::string& dotted);
+// Sets `dotted`, creating objects on the way; Error(usage) when a parent is not an object.
+void set_path(nlohmann::json& j, const std::string& dotted, nlohmann::json value);
+
+struct FieldUpdate {
+  std::string path;   // "optimization.action_category"
+  std::string value;  // raw text, typed by parse_typed_value
+};
+// `kgo memory update`: applies `sets` to (unmasked) record N; returns the written record.
+nlohmann::json update_record(const std::filesystem::path& workspace, int n, const std::vector<FieldUpdate>& sets);
+// `kgo memory append`: appends JSON `value` to the array at `field`; returns the written record.
+nlohmann::json append_to_record(const std::filesystem::path& workspace, int n, const std::string& field,
+                                const std::string& value);
+
+// Why record.<field> ("correctness" or "performance") does not vouch for the kernel with hash
+// `kernel_sha256` (no stamp, another kernel, correctness not PASS), or nullopt when it does.
+std::optional<std::string> stamp_problem(const nlohmann::json& record, const std::string& field,
+                                         const std::string& kernel_sha256);
+
+// "PENDING" unless kgo iterate accept/reject decided the record.
+std::string gate_result(const nlohmann::json& record);
+
 }  // namespace kgo::core

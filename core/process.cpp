@@ -158,6 +158,7 @@ ProcessResult run_process(const std::vector<std::string>& argv, const ProcessOpt
       ssize_t r = ::read(fds[i].fd, buf, sizeof buf);
       if (r > 0) {
         (fds[i].fd == out_fd ? result.out : result.err).append(buf, static_cast<size_t>(r));
+        if (fds[i].fd == err_fd && opts.on_stderr) opts.on_stderr(std::string_view(buf, static_cast<size_t>(r)));
       } else if (r == 0 || (errno != EAGAIN && errno != EINTR)) {
         ::close(fds[i].fd);
         (fds[i].fd == out_fd ? out_fd : err_fd) = -1;

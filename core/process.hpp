@@ -3,9 +3,11 @@
 // The child leads its own process group; on timeout the whole group is killed.
 #include <chrono>
 #include <filesystem>
+#include <functional>
 #include <map>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace kgo::core {
@@ -15,6 +17,9 @@ struct ProcessOptions {
   std::map<std::string, std::string> env;           // added to / overriding the parent's env
   std::optional<std::string> stdin_data;             // written to the child's stdin, then closed
   std::chrono::milliseconds timeout{0};              // 0: no timeout
+  // Called with each chunk of stderr as it arrives (it is still captured in `err`); lets a
+  // caller forward a long-running child's progress lines live.
+  std::function<void(std::string_view)> on_stderr;
 };
 
 struct ProcessResult {

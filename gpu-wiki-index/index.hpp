@@ -3,6 +3,7 @@
 // qualifiers and file:line. Built from markdown (and JSON record files); cached on disk,
 // keyed by file hashes. Contract shared by specs/, roofline/ and profiling/.
 #include <filesystem>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -36,11 +37,14 @@ struct Quantity {
 std::optional<Quantity> normalize(double value, const std::string& unit);
 
 struct WikiIssue {
-  std::string kind;     // "unparsed" or "conflict"
+  std::string kind;     // "unparsed", "conflict" or "alias" (an alias naming no known product)
   std::string file;
   int line = 0;
   std::string message;
 };
+
+// Where load() caches the index of the wiki at `root`; empty when no cache directory is known.
+std::filesystem::path index_cache_path(const std::filesystem::path& root);
 
 class WikiIndex {
  public:
@@ -71,6 +75,15 @@ class WikiIndex {
   // Spec-looking lines that could not be parsed, and conflicting values per product+metric.
   std::vector<WikiIssue> check() const;
 
+  // Declared aliases (alias -> product), products with their arch (arch may be ""), and the
+  // lines the parser could not read (check() adds conflicts to these).
+  const std::vector<std::pair<std::string, std::string>>& aliases() const { return m_aliases; }
+  const std::vector<std::pair<std::string, std::string>>& archs() const { return m_archs; }
+  const std::vector<WikiIssue>& unparsed() const { return m_unparsed; }
+  // Number of .md / .json files the index was built from.
+  size_t file_count() const { return m_file_count; }
+  void set_file_count(size_t n) { m_file_count = n; }
+
   // Used by build() and the cache loader.
   WikiIndex(std::filesystem::path root, std::vector<Fact> facts,
             std::vector<WikiIssue> unparsed = {},
@@ -83,6 +96,9 @@ class WikiIndex {
   std::vector<WikiIssue> m_unparsed;
   std::vector<std::pair<std::string, std::string>> m_aliases;  // alias -> product
   std::vector<std::pair<std::string, std::string>> m_archs;    // product -> arch
+  size_t m_file_count = 0;
+  std::map<std::pair<std::string, int>, std::vector<size_t>> m_by_site;         // file, line
+  std::map<std::pair<std::string, std::string>, std::vector<size_t>> m_by_key;  // product, metric
 };
 
 }  // namespace kgo::wiki

@@ -22,4 +22,15 @@ std::optional<std::string> metric_from_text(const std::string& text,
 // Human label for a canonical metric ("hbm_bandwidth" -> "HBM bandwidth").
 std::string metric_label(const std::string& metric);
 
+// Every canonical metric a label names, in the order written: "FP16 / BF16 (Tensor Core)" ->
+// {fp16_tensor, bf16_tensor}; "FP32 (Tensor Core / TF32)" -> {tf32_tensor}. Empty when none.
+std::vector<std::string> metrics_from_text(const std::string& text);
+
+// The base-unit dimension a metric's values have (see normalize() in index.hpp):
+// "bytes_per_s", "flop_per_s", "bytes", "hz", "watts", "seconds" or "count"; "" when unknown.
+std::string metric_dimension(const std::string& metric);
+
+// "bf16_tensor_sparse" -> true. A metric is dense unless its name says sparse.
+bool is_sparse_metric(const std::string& metric);
+
 }  // namespace kgo::wiki

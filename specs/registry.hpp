@@ -9,6 +9,11 @@
 
 #include <nlohmann/json.hpp>
 
+// <signal.h> defines `si_value` as a macro (siginfo_t); include it first and drop the macro so
+// SpecEntry::si_value means the same in every translation unit, whatever it includes later.
+#include <signal.h>
+#undef si_value
+
 namespace kgo::specs {
 
 struct SpecEntry {
@@ -28,25 +33,54 @@ struct SpecEntry {
   std::string line_sha256;
   std::string file_sha256;
   std::string added_at;      // ISO 8601
+  std::string value_text;    // the number as written ("4.0", "1,978.9", "~148")
+  bool approximate = false;  // the wiki writes it with "~"
 };
 
 void to_json(nlohmann::json& j, const SpecEntry& e);
 void from_json(const nlohmann::json& j, SpecEntry& e);
+
+// A gap the wiki could not fill (`kgo spec unknown`), in the seed's pitfalls_and_fixes shape.
+struct Pitfall {
+  std::string metric;
+  std::string error_type = "missing_spec";
+  std::string error_message;  // "<metric>: UNKNOWN (gpu-wiki not found)"
+  std::string root_cause;
+  std::string fix_applied;
+  std::string lesson;
+  std::string at;             // ISO 8601
+};
+
+void to_json(nlohmann::json& j, const Pitfall& p);
+void from_json(const nlohmann::json& j, Pitfall& p);
 
 struct Registry {
   std::string platform;
   std::string wiki_path;
   std::string wiki_fingerprint;
   std::vector<SpecEntry> specs;
+  std::vector<Pitfall> pitfalls;
 
   // The entry for `metric`; with `prefer_measured`, a measured entry wins over a datasheet one.
   // Unknown entries are never returned.
   std::optional<SpecEntry> get(const std::string& metric, bool prefer_measured = true) const;
 };
 
+// specs.json's document: {"schema_version": 1, platform, wiki_path, wiki_fingerprint, specs, pitfalls}.
+void to_json(nlohmann::json& j, const Registry& r);
+void from_json(const nlohmann::json& j, Registry& r);
+
 // Loads `<ws>/specs.json`; an absent file is an empty registry.
 Registry load_registry(const std::filesystem::path& workspace);
 // Validates against the schema, writes atomically, and regenerates README "Hardware Spec".
+// The caller holds the core::WorkspaceLock.
 void save_registry(const std::filesystem::path& workspace, const Registry& registry);
+
+// Checks a specs.json document against schemas/specs.schema.json's rules; throws
+// Error(schema_invalid) naming the first failing field.
+void validate_registry_json(const nlohmann::json& j);
+
+// The README "Hardware Spec" body: one `<label>: <value> <unit> <- <citation>` line per entry.
+std::string render_hardware_spec(const Registry& registry);
 
 }  // namespace kgo::specs

@@ -1,0 +1,67 @@
+// `kgo check [--shape S ...] [--trials N] [--device D] ...`: the correctness gate on the workspace
+// kernel; exit 0 on PASS, 1 on FAIL / TIMEOUT_FAIL / CRASH (each with its own message).
+#include <iostream>
+#include <memory>
+
+#include "cli/commands.hpp"
+#include "core/error.hpp"
+#include "harness/check.hpp"
+
+namespace kgo::cli {
+
+namespace {
+
+struct CheckOptions {
+  harness::TargetOptions target;
+  harness::CheckSettings settings;
+  bool no_record = false;
+  bool no_edge_shapes = false;
+};
+
+void run_check(const CheckOptions& o, Context& ctx) {
+  if (o.settings.trials < 1) throw Error("--trials must be at least 1", ExitCode::usage);
+  if (o.settings.case_timeout_s <= 0 || o.settings.total_timeout_s <= 0) {
+    throw Error("--case-timeout and --timeout must be positive numbers of seconds", ExitCode::usage);
+  }
+  std::filesystem::path ws = workspace_dir(ctx);
+  core::WorkspaceConfig cfg = core::load_config(ws);
+  harness::Target target = harness::workspace_target(ws, cfg, o.target);
+  harness::CheckSettings s = o.settings;
+  s.edge_shapes = !o.no_edge_shapes;
+  s.progress = !ctx.json;
+  harness::CheckReport r = harness::run_check(target, s);
+  if (!o.no_record) harness::record_check(ws, r);
+  else r.record_note = "not recorded (--no-record)";
+  emit(ctx, harness::to_json(r), harness::render_check_text(r));
+  if (!r.passed()) {
+    std::cerr << "kgo: " << harness::verdict_explanation(r) << "\n";
+    ctx.exit_code = static_cast<int>(ExitCode::failure);
+  }
+}
+
+}  // namespace
+
+void register_check(CLI::App& app, Context& ctx) {
+  auto o = std::make_shared<CheckOptions>();
+  CLI::App* sub = app.add_subcommand("check", "Correctness gate: run the kernel against its reference (PASS/FAIL/TIMEOUT_FAIL/CRASH)");
+  sub->add_option("--shape", o->target.shapes, "Shape to test, e.g. 4096x4096 (repeatable; default: the workspace's)");
+  sub->add_option("--trials", o->settings.trials, "Fresh random inputs per shape")->capture_default_str();
+  sub->add_option("--device", o->target.device, "cuda, cpu (Triton interpreter) or auto")->capture_default_str();
+  sub->add_option("--python", o->target.python, "Python interpreter (default: $KGO_PYTHON, else python3)");
+  sub->add_option("--arg", o->target.args, "Extra setup() argument name=value (repeatable)");
+  sub->add_option("--op", o->target.op, "Catalog op for op-mode kernels (default: roofline.json's op)");
+  sub->add_option("--entry", o->target.entry, "Op-mode function name (default: triton_<op>)");
+  sub->add_option("--dtype", o->target.dtype, "Data type (default: the workspace's)");
+  sub->add_option("--atol", o->settings.atol, "Absolute tolerance (overrides ref.py and the dtype default)");
+  sub->add_option("--rtol", o->settings.rtol, "Relative tolerance (overrides ref.py and the dtype default)");
+  sub->add_option("--max-rel-err", o->settings.max_rel_err, "Largest accepted ||out-ref||/||ref||");
+  sub->add_option("--seed", o->settings.seed, "Base random seed")->capture_default_str();
+  sub->add_option("--case-timeout", o->settings.case_timeout_s, "Seconds per case")->capture_default_str();
+  sub->add_option("--timeout", o->settings.total_timeout_s, "Seconds for the whole check")->capture_default_str();
+  sub->add_flag("--no-edge-shapes", o->no_edge_shapes, "Do not add the edge shapes (1, 17, 4097 on the last axis)");
+  sub->add_flag("--no-record", o->no_record, "Do not write the result into the memory record");
+  sub->add_option("--workspace", ctx.workspace, "Workspace directory (default: the one holding the cwd)");
+  sub->callback([o, &ctx] { run_check(*o, ctx); });
+}
+
+}  // namespace kgo::cli

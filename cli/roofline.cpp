@@ -1,0 +1,66 @@
+// `kgo roofline [--op OP] [--shape S ...] [--dtype D] [--flops E --bytes E] [--fraction F]
+// [--time-us T ... | --from-memory vN] [--grid N] [--explain]`: roofline targets from registered
+// specs, written into the workspace README and roofline.json; with a measured time, exit 0 when
+// every target is met and 2 when one is missed.
+#include <memory>
+
+#include "cli/commands.hpp"
+#include "core/error.hpp"
+#include "roofline/render.hpp"
+#include "roofline/run.hpp"
+
+namespace kgo::cli {
+
+namespace {
+
+struct RooflineCliOptions {
+  roofline::RooflineOptions run;
+  bool explain = false;
+};
+
+void run_roofline_cmd(const RooflineCliOptions& o, Context& ctx) {
+  if (o.explain) {
+    emit(ctx, nlohmann::json{{"explain", roofline::explain_json()}}, roofline::explain_text());
+    return;
+  }
+  roofline::RooflineRun r = roofline::run_roofline(workspace_dir(ctx), o.run);
+  nlohmann::json j = {{"workspace", r.workspace.string()},
+                      {"wrote", r.wrote},
+                      {"written", r.wrote ? nlohmann::json{"README.md", "roofline.json"} : nlohmann::json::array()},
+                      {"roofline", r.document}};
+  std::string text = roofline::render_text(r.analysis);
+  if (r.wrote) {
+    text += "wrote " + (r.workspace / "README.md").string() +
+            " (Roofline Analysis, Stop Conditions, ISA Optimization Targets) and " +
+            (r.workspace / "roofline.json").string() + "\n";
+  }
+  emit(ctx, j, text);
+  if (r.analysis.evaluated && !r.analysis.met) ctx.exit_code = static_cast<int>(ExitCode::target_missed);
+}
+
+}  // namespace
+
+void register_roofline(CLI::App& app, Context& ctx) {
+  auto o = std::make_shared<RooflineCliOptions>();
+  CLI::App* sub = app.add_subcommand(
+      "roofline", "Roofline bound, time floors and per-shape targets from registered specs (Stop Conditions)");
+  roofline::RooflineOptions& r = o->run;
+  sub->add_option("--op", r.op, "Catalog op: vector_add, softmax, layer_norm, matmul, bmm, attention, ... "
+                                "(see --explain)");
+  sub->add_option("--shape", r.shapes, "Shape such as 4096x4096 (repeatable; default: the workspace's, else "
+                                       "256x256 1024x1024 4096x4096)");
+  sub->add_option("--dtype", r.dtype, "fp64, fp32, tf32, fp16, bf16, fp8 or int8 (default: the workspace's)");
+  sub->add_option("--flops", r.flops_expr, "FLOPs of a custom kernel as an expression, e.g. '2*M*N*K'");
+  sub->add_option("--bytes", r.bytes_expr, "Bytes of a custom kernel as an expression, e.g. '(M*K+K*N+M*N)*2'");
+  sub->add_option("--var", r.vars, "Variable for --flops/--bytes, NAME=VALUE (repeatable)");
+  sub->add_option("--peak", r.peak_metric, "Compute metric to use as the peak (e.g. bf16_tensor)");
+  sub->add_option("--fraction", r.fraction, "Target as a fraction of peak")->capture_default_str();
+  sub->add_option("--time-us", r.time_us, "Measured time in microseconds, one per shape (checks; writes nothing)");
+  sub->add_option("--from-memory", r.from_memory, "Read measured latency from memory/vN.json (checks; writes nothing)");
+  sub->add_option("--grid", r.grid, "Grid size in blocks: wave-quantized ceiling and per-tile floor");
+  sub->add_flag("--explain", o->explain, "Print every formula and counting choice, then exit");
+  sub->add_option("--workspace", ctx.workspace, "Workspace directory (default: the one holding the cwd)");
+  sub->callback([o, &ctx] { run_roofline_cmd(*o, ctx); });
+}
+
+}  // namespace kgo::cli

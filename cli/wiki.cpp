@@ -1,0 +1,141 @@
+// `kgo wiki products | lookup | check | index [--wiki DIR] [--json]`: read the gpu-wiki.
+#include <map>
+#include <memory>
+
+#include "cli/commands.hpp"
+#include "core/error.hpp"
+#include "gpu-wiki-index/lookup.hpp"
+#include "gpu-wiki-index/metrics.hpp"
+
+namespace kgo::cli {
+
+namespace {
+
+struct LookupOptions {
+  std::string platform;
+  std::string metric;
+  bool measured = false;
+};
+
+struct Loaded {
+  wiki::WikiLocation location;
+  wiki::WikiIndex index;
+};
+
+Loaded load(const Context& ctx) {
+  wiki::WikiLocation loc = wiki::locate_wiki(ctx.wiki);
+  return Loaded{loc, wiki::WikiIndex::load(loc)};
+}
+
+nlohmann::json wiki_json(const wiki::WikiLocation& loc) {
+  return {{"path", loc.root.string()}, {"source", loc.source}, {"embedded", loc.embedded}};
+}
+
+void run_products(Context& ctx) {
+  Loaded w = load(ctx);
+  std::map<std::string, std::pair<int, int>> counts;  // product -> datasheet, measured facts
+  for (const auto& f : w.index.facts()) (f.measured ? counts[f.product].second : counts[f.product].first)++;
+  nlohmann::json list = nlohmann::json::array();
+  std::string text = "Products of the gpu-wiki " + w.location.root.string() + " (" + w.location.source + "):\n";
+  for (const auto& p : w.index.products()) {
+    nlohmann::json aliases = nlohmann::json::array();
+    std::string alias_text;
+    for (const auto& [alias, target] : w.index.aliases()) {
+      if (target == p) {
+        aliases.push_back(alias);
+        alias_text += (alias_text.empty() ? "" : ", ") + alias;
+      }
+    }
+    auto [datasheet, measured] = counts[p];
+    std::string arch = w.index.arch(p);
+    list.push_back({{"name", p}, {"arch", arch}, {"aliases", aliases}, {"facts", datasheet},
+                    {"measured_facts", measured}});
+    text += "  " + p + (arch.empty() ? "" : " (" + arch + ")") + ": " + std::to_string(datasheet) +
+            " facts" + (measured ? ", " + std::to_string(measured) + " measured" : "") +
+            (alias_text.empty() ? "" : "; aliases " + alias_text) + "\n";
+  }
+  emit(ctx, {{"wiki", wiki_json(w.location)}, {"products", list}}, text);
+}
+
+void run_lookup(const LookupOptions& o, Context& ctx) {
+  Loaded w = load(ctx);
+  wiki::LookupResult r = wiki::lookup(w.index, o.platform, o.metric, o.measured);
+  nlohmann::json also = nlohmann::json::array();
+  for (const auto& f : r.also_stated) also.push_back(wiki::citation(f));
+  nlohmann::json j = {{"wiki", wiki_json(w.location)},
+                      {"platform", o.platform},
+                      {"product", r.product},
+                      {"metric", r.metric},
+                      {"metric_label", wiki::metric_label(r.metric)},
+                      {"fact", wiki::to_json(r.fact)},
+                      {"cited", wiki::cited_line(r.fact)},
+                      {"also_stated_at", also}};
+  emit(ctx, j, wiki::cited_line(r.fact) + "\n");
+}
+
+void run_check(Context& ctx) {
+  Loaded w = load(ctx);
+  auto issues = w.index.check();
+  nlohmann::json list = nlohmann::json::array();
+  std::string text;
+  for (const auto& i : issues) {
+    list.push_back(wiki::to_json(i));
+    text += i.file + (i.line > 0 ? ":L" + std::to_string(i.line) : "") + ": " + i.kind + ": " + i.message + "\n";
+  }
+  text += "gpu-wiki " + w.location.root.string() + ": " + std::to_string(w.index.file_count()) + " files, " +
+          std::to_string(w.index.facts().size()) + " facts, " + std::to_string(w.index.products().size()) +
+          " products, " + std::to_string(issues.size()) + " problem" + (issues.size() == 1 ? "" : "s") + "\n";
+  emit(ctx,
+       {{"wiki", wiki_json(w.location)},
+        {"files", w.index.file_count()},
+        {"facts", w.index.facts().size()},
+        {"products", w.index.products()},
+        {"issues", list},
+        {"clean", issues.empty()}},
+       text);
+  if (!issues.empty()) ctx.exit_code = static_cast<int>(ExitCode::failure);
+}
+
+void run_index(Context& ctx) {
+  Loaded w = load(ctx);
+  nlohmann::json list = nlohmann::json::array();
+  std::string text;
+  for (const auto& f : w.index.facts()) {
+    list.push_back(wiki::to_json(f));
+    text += f.product + "\t" + f.metric + "\t" + wiki::format_value(f) + (f.measured ? "\tmeasured" : "") +
+            "\t" + wiki::citation(f) + "\t" + f.label + "\n";
+  }
+  emit(ctx, list, text);
+}
+
+}  // namespace
+
+void register_wiki(CLI::App& app, Context& ctx) {
+  CLI::App* wiki = app.add_subcommand("wiki", "Read the gpu-wiki: products, cited lookups, checks, all facts");
+  wiki->require_subcommand(1);
+  wiki->fallthrough();
+  const std::string wiki_help = "gpu-wiki folder (default: $KGO_GPU_WIKI, /tmp/gpu-wiki, embedded)";
+  wiki->add_option("--wiki", ctx.wiki, wiki_help);
+
+  CLI::App* products = wiki->add_subcommand("products", "List the products the wiki describes, with arch and aliases");
+  products->add_option("--wiki", ctx.wiki, wiki_help);
+  products->callback([&ctx] { run_products(ctx); });
+
+  auto o = std::make_shared<LookupOptions>();
+  CLI::App* lookup = wiki->add_subcommand("lookup", "Print one cited spec: <product> <metric>: <value> <- <gpu-wiki>/path:L<n>");
+  lookup->add_option("--platform", o->platform, "Product or alias as the wiki names it (H100, MI300X, ...)")->required();
+  lookup->add_option("--metric", o->metric, "Canonical metric (hbm_bandwidth, bf16_tensor, sm_count, ...)")->required();
+  lookup->add_flag("--measured", o->measured, "Use measured maxima (kgo ceiling --record) instead of the datasheet");
+  lookup->add_option("--wiki", ctx.wiki, wiki_help);
+  lookup->callback([o, &ctx] { run_lookup(*o, ctx); });
+
+  CLI::App* check = wiki->add_subcommand("check", "Report spec-looking lines kgo cannot read and conflicting values (exit 1 when any)");
+  check->add_option("--wiki", ctx.wiki, wiki_help);
+  check->callback([&ctx] { run_check(ctx); });
+
+  CLI::App* index = wiki->add_subcommand("index", "Print every fact the wiki states, with its citation");
+  index->add_option("--wiki", ctx.wiki, wiki_help);
+  index->callback([&ctx] { run_index(ctx); });
+}
+
+}  // namespace kgo::cli

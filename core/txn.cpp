@@ -1,0 +1,272 @@
+#include "core/txn.hpp"
+
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <map>
+#include <mutex>
+#include <regex>
+
+#include <git2.h>
+#include <nlohmann/json.hpp>
+
+#include "core/error.hpp"
+#include "core/files.hpp"
+#include "core/git.hpp"
+#include "core/memory.hpp"
+#include "core/txn_journal.hpp"
+
+namespace kgo::core {
+
+using nlohmann::json;
+
+void fault_checkpoint(const char* label) {
+  static const long at = [] {
+    const char* v = std::getenv("KGO_FAULT_AT");
+    return v ? std::strtol(v, nullptr, 10) : 0L;
+  }();
+  static const bool trace = std::getenv("KGO_FAULT_TRACE") != nullptr;
+  static long count = 0;
+  if (at <= 0 && !trace) return;
+  ++count;
+  if (trace) std::fprintf(stderr, "kgo-checkpoint %ld %s\n", count, label);
+  if (count == at) {
+    std::fflush(nullptr);
+    ::kill(::getpid(), SIGKILL);
+  }
+}
+
+void write_file_atomic_checked(const fs::path& path, const std::string& content) {
+  fs::path dir = path.parent_path();
+  std::string tmpl = (dir.empty() ? fs::path(".") : dir).string() + "/." + path.filename().string() + ".tmpXXXXXX";
+  int fd = ::mkstemp(tmpl.data());
+  auto fail = [&](int err) {
+    if (fd >= 0) ::close(fd);
+    ::unlink(tmpl.c_str());
+    return Error("cannot write " + path.string() + ": " + std::strerror(err), ExitCode::not_writable);
+  };
+  if (fd < 0) throw fail(errno);
+  size_t done = 0;
+  bool halfway_marked = false;
+  while (done < content.size()) {
+    size_t chunk = content.size() - done;
+    if (!halfway_marked && content.size() > 1) chunk = content.size() / 2;  // a torn write, if killed next
+    ssize_t n = ::write(fd, content.data() + done, chunk);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      throw fail(errno);
+    }
+    done += static_cast<size_t>(n);
+    if (!halfway_marked) {
+      halfway_marked = true;
+      fault_checkpoint("write: half of the temporary file");
+    }
+  }
+  ::fchmod(fd, 0644);
+  if (::fsync(fd) != 0) throw fail(errno);
+  ::close(fd);
+  fd = -1;
+  fault_checkpoint("write: temporary file complete");
+  if (::rename(tmpl.c_str(), path.c_str()) != 0) throw fail(errno);
+  fsync_dir(dir);
+  fault_checkpoint("write: renamed into place");
+}
+
+namespace {
+
+// Files a killed kgo (or a killed git step inside it) may leave behind.
+void remove_debris(const fs::path& ws, bool interrupted) {
+  static const std::regex temp_name(R"(^\..+\.tmp[A-Za-z0-9]{6}$)");
+  std::error_code ec;
+  auto sweep = [&](const fs::path& dir, bool recursive) {
+    if (!fs::is_directory(dir, ec)) return;
+    auto visit = [&](const fs::directory_entry& e) {
+      if (e.is_regular_file(ec) && std::regex_match(e.path().filename().string(), temp_name)) fs::remove(e.path(), ec);
+    };
+    if (recursive) {
+      for (const auto& e : fs::recursive_directory_iterator(dir, ec)) visit(e);
+    } else {
+      for (const auto& e : fs::directory_iterator(dir, ec)) visit(e);
+    }
+  };
+  sweep(ws / "memory", false);
+  sweep(ws / "plans", false);
+  if (!interrupted) return;
+  sweep(ws, false);
+  sweep(ws / ".kgo", false);
+  sweep(ws / "rejected", true);
+  fs::path git = ws / ".git";
+  for (const char* lock : {"index.lock", "HEAD.lock", "packed-refs.lock", "config.lock", "logs/HEAD.lock"}) {
+    fs::remove(git / lock, ec);
+  }
+  for (const char* dir : {"refs/heads", "logs/refs/heads"}) {
+    for (const auto& e : fs::recursive_directory_iterator(git / dir, ec)) {
+      if (e.path().extension() == ".lock") fs::remove(e.path(), ec);
+    }
+  }
+  for (const auto& e : fs::recursive_directory_iterator(git / "objects", ec)) {
+    if (e.path().filename().string().rfind("tmp_", 0) == 0) fs::remove(e.path(), ec);
+  }
+}
+
+json journal_to_json(const Journal& j) {
+  json commits = json::array();
+  for (const auto& c : j.commits) {
+    json files = json::array();
+    for (const auto& f : c.files) {
+      files.push_back({{"path", f.path}, {"staged", f.staged ? json(*f.staged) : json()},
+                       {"sha256", f.sha256}, {"write_worktree", f.write_worktree}});
+    }
+    commits.push_back({{"message", c.message}, {"files", files},
+                       {"record_commit_of_previous", c.record_commit_of_previous}});
+  }
+  return {{"kgo_journal", 1},
+          {"op", j.op},
+          {"base", j.base},
+          {"branch", j.branch},
+          {"signature", {{"name", j.sig_name}, {"email", j.sig_email}, {"time", j.sig_time}}},
+          {"commits", commits}};
+}
+
+Journal journal_from_json(const json& j, const fs::path& ws) {
+  Journal out;
+  out.op = j.at("op").get<std::string>();
+  out.base = j.at("base").get<std::string>();
+  out.branch = j.at("branch").get<std::string>();
+  const json& s = j.at("signature");
+  out.sig_name = s.at("name").get<std::string>();
+  out.sig_email = s.at("email").get<std::string>();
+  out.sig_time = s.at("time").get<long long>();
+  for (const auto& c : j.at("commits")) {
+    JournalCommit jc;
+    jc.message = c.at("message").get<std::string>();
+    jc.record_commit_of_previous = c.at("record_commit_of_previous").get<std::vector<std::string>>();
+    for (const auto& f : c.at("files")) {
+      JournalFile jf;
+      jf.path = f.at("path").get<std::string>();
+      jf.write_worktree = f.at("write_worktree").get<bool>();
+      jf.sha256 = f.at("sha256").get<std::string>();
+      if (f.at("staged").is_string()) {
+        jf.staged = f["staged"].get<std::string>();
+        jf.content = read_file(staging_dir(ws) / *jf.staged);
+        if (sha256_hex(*jf.content) != jf.sha256) {
+          throw Error("staged file " + *jf.staged + " does not match the journal", ExitCode::internal);
+        }
+      }
+      jc.files.push_back(std::move(jf));
+    }
+    out.commits.push_back(std::move(jc));
+  }
+  return out;
+}
+
+}  // namespace
+
+bool transaction_pending(const fs::path& workspace) {
+  std::error_code ec;
+  return fs::exists(journal_path(workspace), ec);
+}
+
+TxnResult run_transaction(const fs::path& workspace, const std::string& op,
+                          const std::vector<TxnCommit>& commits) {
+  if (transaction_pending(workspace)) {
+    throw Error("an interrupted kgo operation is still pending in " + journal_path(workspace).string() +
+                    "; run any kgo command on this workspace to finish it first",
+                ExitCode::internal);
+  }
+  Journal j = begin_journal(workspace, op);
+  std::error_code ec;
+  fs::remove_all(staging_dir(workspace), ec);
+  fs::create_directories(staging_dir(workspace));
+  for (size_t ci = 0; ci < commits.size(); ++ci) {
+    JournalCommit jc;
+    jc.message = commits[ci].message;
+    jc.record_commit_of_previous = commits[ci].record_commit_of_previous;
+    for (size_t fi = 0; fi < commits[ci].files.size(); ++fi) {
+      const TxnFile& f = commits[ci].files[fi];
+      JournalFile jf;
+      jf.path = f.path;
+      jf.write_worktree = f.write_worktree;
+      jf.content = f.content;
+      if (f.content) {
+        jf.staged = "c" + std::to_string(ci) + "f" + std::to_string(fi);
+        jf.sha256 = sha256_hex(*f.content);
+        write_file_atomic_checked(staging_dir(workspace) / *jf.staged, *f.content);
+      }
+      jc.files.push_back(std::move(jf));
+    }
+    j.commits.push_back(std::move(jc));
+  }
+  std::string text = journal_to_json(j).dump(2, ' ', false, json::error_handler_t::replace) + "\n";
+  write_file_atomic_checked(journal_path(workspace), text);  // the commit point
+  return apply_journal(workspace, j);
+}
+
+std::optional<Recovery> recover_workspace(const fs::path& workspace) {
+  bool pending = transaction_pending(workspace);
+  remove_debris(workspace, pending);
+  if (!pending) return std::nullopt;
+  auto text = try_read_file(journal_path(workspace));
+  json parsed = text ? json::parse(*text, nullptr, false) : json();
+  Recovery r;
+  std::error_code ec;
+  try {
+    Journal j = journal_from_json(parsed, workspace);
+    r.op = j.op;
+    r.result = apply_journal(workspace, j);
+  } catch (const json::exception& e) {
+    // Unreachable with atomic journal writes; never let a damaged journal block the workspace.
+    fs::remove(journal_path(workspace), ec);
+    r.op = "unknown";
+    r.result.outcome = std::string("discarded an unreadable journal: ") + e.what();
+  }
+  return r;
+}
+
+namespace {
+std::mutex g_guard_mutex;
+std::map<std::string, int> g_guard_depth;
+
+std::string guard_key(const fs::path& ws) {
+  std::error_code ec;
+  fs::path p = fs::weakly_canonical(ws, ec);
+  return (ec ? ws : p).string();
+}
+}  // namespace
+
+LockedWorkspace::LockedWorkspace(const fs::path& workspace) : m_workspace(workspace) {
+  std::string key = guard_key(workspace);
+  bool outermost;
+  {
+    std::lock_guard<std::mutex> g(g_guard_mutex);
+    outermost = g_guard_depth[key]++ == 0;
+  }
+  if (!outermost) return;
+  try {
+    m_lock.emplace(workspace);
+    m_recovered = recover_workspace(workspace);
+  } catch (...) {
+    std::lock_guard<std::mutex> g(g_guard_mutex);
+    --g_guard_depth[key];
+    throw;
+  }
+}
+
+LockedWorkspace::~LockedWorkspace() {
+  std::lock_guard<std::mutex> g(g_guard_mutex);
+  --g_guard_depth[guard_key(m_workspace)];
+}
+
+std::optional<Recovery> recover_if_interrupted(const fs::path& workspace) {
+  if (!transaction_pending(workspace)) return std::nullopt;
+  LockedWorkspace guard(workspace);
+  return guard.recovered();
+}
+
+}  // namespace kgo::core

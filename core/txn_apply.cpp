@@ -1,0 +1,216 @@
+// Applying a transaction journal: git objects first, one compare-and-swap branch move, then the
+// work tree and the index. Every step is idempotent; commit ids depend only on the journal.
+#include <deque>
+#include <map>
+
+#include <git2.h>
+#include <nlohmann/json.hpp>
+
+#include "core/error.hpp"
+#include "core/files.hpp"
+#include "core/git.hpp"
+#include "core/memory.hpp"
+#include "core/txn_journal.hpp"
+
+namespace kgo::core {
+
+namespace {
+
+using GitReferencePtr = std::unique_ptr<git_reference, GitFree<git_reference_free>>;
+
+std::string hex(const git_oid& id) {
+  char buf[GIT_OID_HEXSZ + 1];
+  git_oid_tostr(buf, sizeof buf, &id);
+  return buf;
+}
+
+git_oid oid_of(const std::string& text) {
+  git_oid id;
+  git_check(git_oid_fromstr(&id, text.c_str()), "parsing commit id " + text);
+  return id;
+}
+
+GitRepoPtr open_repo(const fs::path& ws) {
+  git_global_init();
+  git_repository* raw = nullptr;
+  git_check(git_repository_open_ext(&raw, ws.c_str(), GIT_REPOSITORY_OPEN_NO_SEARCH, nullptr),
+            "opening git repository " + ws.string());
+  return GitRepoPtr(raw);
+}
+
+GitCommitPtr commit_of(git_repository* repo, const git_oid& id) {
+  git_commit* c = nullptr;
+  git_check(git_commit_lookup(&c, repo, &id), "looking up commit " + hex(id));
+  return GitCommitPtr(c);
+}
+
+GitTreePtr tree_of(git_commit* c) {
+  git_tree* t = nullptr;
+  git_check(git_commit_tree(&t, c), "reading a commit's tree");
+  return GitTreePtr(t);
+}
+
+std::optional<std::string> blob_at(git_repository* repo, git_tree* tree, const std::string& path) {
+  git_tree_entry* raw = nullptr;
+  if (git_tree_entry_bypath(&raw, tree, path.c_str()) != 0) return std::nullopt;
+  GitTreeEntryPtr entry(raw);
+  git_blob* blob = nullptr;
+  git_check(git_blob_lookup(&blob, repo, git_tree_entry_id(entry.get())), "reading " + path);
+  GitBlobPtr holder(blob);
+  return std::string(static_cast<const char*>(git_blob_rawcontent(blob)), static_cast<size_t>(git_blob_rawsize(blob)));
+}
+
+git_filemode_t mode_at(git_tree* tree, const std::string& path) {
+  git_tree_entry* raw = nullptr;
+  if (git_tree_entry_bypath(&raw, tree, path.c_str()) != 0) return GIT_FILEMODE_BLOB;
+  GitTreeEntryPtr entry(raw);
+  git_filemode_t m = git_tree_entry_filemode(entry.get());
+  return m == GIT_FILEMODE_BLOB_EXECUTABLE ? m : GIT_FILEMODE_BLOB;
+}
+
+void finish(const fs::path& ws) {
+  std::error_code ec;
+  fs::remove(journal_path(ws), ec);
+  fsync_dir(ws / ".kgo");
+  fault_checkpoint("txn: journal removed");
+  fs::remove_all(staging_dir(ws), ec);
+}
+
+}  // namespace
+
+Journal begin_journal(const fs::path& workspace, const std::string& op) {
+  GitRepoPtr repo = open_repo(workspace);
+  if (git_repository_head_unborn(repo.get()) == 1) {
+    throw Error("the workspace repository has no commit yet; run `kgo init` to create workspaces", ExitCode::git_error);
+  }
+  if (git_repository_head_detached(repo.get()) == 1) {
+    throw Error("HEAD is detached in " + workspace.string() + "; check out the workspace branch (git switch main) and retry",
+                ExitCode::git_error);
+  }
+  git_reference* raw = nullptr;
+  git_check(git_repository_head(&raw, repo.get()), "resolving HEAD");
+  GitReferencePtr head(raw);
+  Journal j;
+  j.op = op;
+  j.branch = git_reference_name(head.get());
+  j.base = hex(*git_reference_target(head.get()));
+  git_signature* sig = nullptr;
+  if (git_signature_default(&sig, repo.get()) == 0) {
+    GitSignaturePtr holder(sig);
+    j.sig_name = sig->name;
+    j.sig_email = sig->email;
+  } else {
+    j.sig_name = "kgo";
+    j.sig_email = "kgo@localhost";
+  }
+  j.sig_time = record_epoch_now();
+  return j;
+}
+
+TxnResult apply_journal(const fs::path& ws, const Journal& j) {
+  GitRepoPtr repo = open_repo(ws);
+  git_repository* r = repo.get();
+  const git_oid base = oid_of(j.base);
+  GitCommitPtr parent = commit_of(r, base);
+  GitTreePtr tree = tree_of(parent.get());
+  git_signature* raw_sig = nullptr;
+  git_check(git_signature_new(&raw_sig, j.sig_name.c_str(), j.sig_email.c_str(), j.sig_time, 0), "making commit signature");
+  GitSignaturePtr sig(raw_sig);
+
+  TxnResult result;
+  std::map<std::string, std::optional<std::string>> latest;  // content as of the newest commit so far
+  std::map<std::string, bool> to_worktree;
+  for (const auto& c : j.commits) {
+    std::deque<std::string> paths;  // stable storage for git_tree_update::path
+    std::vector<git_tree_update> updates;
+    auto upsert = [&](const std::string& path, const std::string& content) {
+      git_oid blob;
+      git_check(git_blob_create_from_buffer(&blob, r, content.data(), content.size()), "storing " + path);
+      fault_checkpoint("git: blob written");
+      paths.push_back(path);
+      updates.push_back({GIT_TREE_UPDATE_UPSERT, blob, mode_at(tree.get(), path), paths.back().c_str()});
+      latest[path] = content;
+    };
+    for (const auto& f : c.files) {
+      to_worktree[f.path] = to_worktree[f.path] || f.write_worktree;
+      if (f.content) {
+        upsert(f.path, *f.content);
+      } else {
+        latest[f.path] = std::nullopt;
+        if (blob_at(r, tree.get(), f.path)) {
+          paths.push_back(f.path);
+          updates.push_back({GIT_TREE_UPDATE_REMOVE, git_oid{}, GIT_FILEMODE_BLOB, paths.back().c_str()});
+        }
+      }
+    }
+    for (const auto& path : c.record_commit_of_previous) {
+      auto it = latest.find(path);
+      std::optional<std::string> text = it != latest.end() ? it->second : blob_at(r, tree.get(), path);
+      if (!text) throw Error("transaction names record " + path + " that it does not hold", ExitCode::internal);
+      nlohmann::json rec = nlohmann::json::parse(*text);
+      rec["git_commit"] = hex(*git_commit_id(parent.get()));
+      upsert(path, dump_record(rec));
+    }
+    git_oid tree_id;
+    git_check(git_tree_create_updated(&tree_id, r, tree.get(), updates.size(), updates.data()), "writing tree");
+    fault_checkpoint("git: tree written");
+    git_tree* raw_tree = nullptr;
+    git_check(git_tree_lookup(&raw_tree, r, &tree_id), "looking up tree");
+    GitTreePtr new_tree(raw_tree);
+    const git_commit* parents[] = {parent.get()};
+    git_oid commit_id;
+    git_check(git_commit_create(&commit_id, r, nullptr, sig.get(), sig.get(), nullptr, c.message.c_str(),
+                                new_tree.get(), 1, parents),
+              "git commit");
+    fault_checkpoint("git: commit written");
+    parent = commit_of(r, commit_id);
+    tree = std::move(new_tree);
+    result.commits.push_back(hex(commit_id));
+  }
+  const git_oid final_id = *git_commit_id(parent.get());
+
+  git_oid current;
+  git_check(git_reference_name_to_id(&current, r, j.branch.c_str()), "resolving " + j.branch);
+  if (git_oid_equal(&current, &base)) {
+    git_reference* moved = nullptr;
+    git_check(git_reference_create_matching(&moved, r, j.branch.c_str(), &final_id, 1, &base, ("kgo: " + j.op).c_str()),
+              "moving " + j.branch);
+    GitReferencePtr holder(moved);
+    fault_checkpoint("git: branch moved");
+  } else if (!git_oid_equal(&current, &final_id)) {
+    finish(ws);
+    if (git_graph_descendant_of(r, &current, &final_id) == 1) {
+      result.outcome = "completed earlier; the branch has moved on since, so the work tree was left as it is";
+    } else {
+      result.commits.clear();
+      result.outcome = "abandoned: " + j.branch + " moved to " + hex(current) + " after the operation began at " + j.base +
+                       "; nothing was committed";
+    }
+    return result;
+  }
+
+  std::error_code ec;
+  for (const auto& [path, content] : latest) {
+    if (!to_worktree[path]) continue;
+    fs::path target = ws / path;
+    if (!content) {
+      fs::remove(target, ec);
+      fault_checkpoint("worktree: file removed");
+      continue;
+    }
+    if (try_read_file(target) == content) continue;
+    fs::create_directories(target.parent_path(), ec);
+    write_file_atomic_checked(target, *content);
+  }
+  git_index* raw_index = nullptr;
+  git_check(git_repository_index(&raw_index, r), "reading index");
+  GitIndexPtr index(raw_index);
+  git_check(git_index_read_tree(index.get(), tree.get()), "updating index");
+  git_check(git_index_write(index.get()), "writing index");
+  fault_checkpoint("git: index written");
+  finish(ws);
+  result.outcome = "completed";
+  return result;
+}
+
+}  // namespace kgo::core

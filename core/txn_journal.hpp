@@ -1,0 +1,46 @@
+#pragma once
+// Internals of core/txn: the journal of a transaction and the code that applies it to git and the
+// work tree. Only core/txn*.cpp include this.
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/txn.hpp"
+
+namespace kgo::core {
+
+struct JournalFile {
+  std::string path;
+  std::optional<std::string> staged;   // name under .kgo/txn/, nullopt for a deletion
+  std::string sha256;                  // of the staged content
+  bool write_worktree = true;
+  std::optional<std::string> content;  // the staged content, loaded
+};
+
+struct JournalCommit {
+  std::string message;
+  std::vector<JournalFile> files;
+  std::vector<std::string> record_commit_of_previous;
+};
+
+struct Journal {
+  std::string op;
+  std::string base;     // branch tip when the operation began
+  std::string branch;   // "refs/heads/main"
+  std::string sig_name, sig_email;
+  long long sig_time = 0;
+  std::vector<JournalCommit> commits;
+};
+
+inline fs::path journal_path(const fs::path& ws) { return ws / ".kgo" / "journal.json"; }
+inline fs::path staging_dir(const fs::path& ws) { return ws / ".kgo" / "txn"; }
+
+// Reads the current branch, its tip and the commit signature (name, email, time) to use.
+Journal begin_journal(const fs::path& workspace, const std::string& op);
+
+// Builds the commits (deterministically: same journal, same ids), moves the branch from `base`
+// to the last one, writes the work tree and the index, then deletes the journal.
+TxnResult apply_journal(const fs::path& workspace, const Journal& journal);
+
+}  // namespace kgo::core

@@ -1,0 +1,243 @@
+// The on-disk index cache: one text file per wiki root under $XDG_CACHE_HOME/kgo (else
+// ~/.cache/kgo). Each wiki file's parse is stored with its size, mtime and SHA-256, so a load
+// re-parses only files that changed. A file whose mtime is not safely older than the cache
+// is re-hashed (the "racily clean" case: edited within the same clock tick).
+#include <sys/stat.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <map>
+
+#include "core/files.hpp"
+#include "core/resources.hpp"
+#include "gpu-wiki-index/index.hpp"
+#include "gpu-wiki-index/parse.hpp"
+
+namespace kgo::wiki {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+constexpr const char* k_magic = "kgo-wiki-cache 3";
+
+struct CachedFile {
+  std::uintmax_t size = 0;
+  std::int64_t mtime_ns = 0;
+  std::string sha;
+  FileIndex index;
+};
+
+struct Cache {
+  std::string parser_id;
+  std::int64_t written_ns = 0;
+  std::map<std::string, CachedFile> files;
+};
+
+std::optional<fs::path> cache_dir() {
+  if (const char* x = std::getenv("XDG_CACHE_HOME"); x && *x) return fs::path(x) / "kgo";
+  if (const char* h = std::getenv("HOME"); h && *h) return fs::path(h) / ".cache" / "kgo";
+  return std::nullopt;
+}
+
+// Changes whenever the kgo binary does, so a new parser never trusts an old parser's output.
+std::string parser_id() {
+  struct stat st {};
+  std::string id = core::kgo_version();
+  if (::stat("/proc/self/exe", &st) == 0) {
+    id += "-" + std::to_string(st.st_size) + "-" + std::to_string(st.st_mtim.tv_sec) + "." +
+          std::to_string(st.st_mtim.tv_nsec);
+  }
+  return id;
+}
+
+std::int64_t now_ns() {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(
+             std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
+std::string esc(const std::string& s) {
+  std::string out;
+  out.reserve(s.size());
+  for (char c : s) {
+    if (c == '\\') out += "\\\\";
+    else if (c == '\t') out += "\\t";
+    else if (c == '\n') out += "\\n";
+    else if (c == '\r') out += "\\r";
+    else out += c;
+  }
+  return out;
+}
+
+std::string unesc(std::string_view s) {
+  std::string out;
+  out.reserve(s.size());
+  for (size_t i = 0; i < s.size(); ++i) {
+    if (s[i] == '\\' && i + 1 < s.size()) {
+      char n = s[++i];
+      out += n == 't' ? '\t' : n == 'n' ? '\n' : n == 'r' ? '\r' : n;
+    } else {
+      out += s[i];
+    }
+  }
+  return out;
+}
+
+std::vector<std::string_view> fields(std::string_view line) {
+  std::vector<std::string_view> out;
+  size_t start = 0;
+  while (true) {
+    size_t tab = line.find('\t', start);
+    out.push_back(line.substr(start, tab == std::string_view::npos ? std::string_view::npos : tab - start));
+    if (tab == std::string_view::npos) return out;
+    start = tab + 1;
+  }
+}
+
+std::string num(double v) {
+  char buf[40];
+  std::snprintf(buf, sizeof buf, "%.17g", v);
+  return buf;
+}
+
+std::string serialize(const fs::path& root, const Cache& c) {
+  std::string out = std::string(k_magic) + "\t" + esc(c.parser_id) + "\t" + std::to_string(c.written_ns) +
+                    "\nroot\t" + esc(root.string()) + "\n";
+  for (const auto& [rel, f] : c.files) {
+    out += "file\t" + esc(rel) + "\t" + std::to_string(f.size) + "\t" + std::to_string(f.mtime_ns) + "\t" +
+           f.sha + "\n";
+    for (const auto& p : f.index.products) out += "p\t" + esc(p.name) + "\t" + esc(p.arch) + "\n";
+    for (const auto& [a, t] : f.index.aliases) out += "a\t" + esc(a) + "\t" + esc(t) + "\n";
+    for (const auto& i : f.index.issues) {
+      out += "i\t" + esc(i.kind) + "\t" + std::to_string(i.line) + "\t" + esc(i.message) + "\n";
+    }
+    for (const auto& x : f.index.facts) {
+      out += "f\t" + esc(x.product) + "\t" + esc(x.metric) + "\t" + esc(x.label) + "\t" + num(x.value) + "\t" +
+             esc(x.unit) + "\t" + esc(x.value_text) + "\t" + (x.approximate ? "1" : "0") + "\t" +
+             (x.measured ? "1" : "0") + "\t" + esc(x.core) + "\t" + std::to_string(x.line) + "\n";
+    }
+  }
+  return out;
+}
+
+// nullopt when the cache is absent, unreadable, for another root or another parser.
+std::optional<Cache> deserialize(const std::string& text, const fs::path& root, const std::string& pid) {
+  Cache c;
+  CachedFile* cur = nullptr;
+  std::string rel;
+  size_t start = 0;
+  int n = 0;
+  while (start < text.size()) {
+    size_t nl = text.find('\n', start);
+    if (nl == std::string::npos) nl = text.size();
+    std::string_view line(text.data() + start, nl - start);
+    start = nl + 1;
+    auto f = fields(line);
+    ++n;
+    if (n == 1) {
+      if (f.size() != 3 || f[0] != k_magic || unesc(f[1]) != pid) return std::nullopt;
+      c.parser_id = pid;
+      c.written_ns = std::strtoll(std::string(f[2]).c_str(), nullptr, 10);
+    } else if (n == 2) {
+      if (f.size() != 2 || f[0] != "root" || unesc(f[1]) != root.string()) return std::nullopt;
+    } else if (f[0] == "file" && f.size() == 5) {
+      rel = unesc(f[1]);
+      cur = &c.files[rel];
+      cur->size = std::strtoull(std::string(f[2]).c_str(), nullptr, 10);
+      cur->mtime_ns = std::strtoll(std::string(f[3]).c_str(), nullptr, 10);
+      cur->sha = std::string(f[4]);
+    } else if (!cur) {
+      return std::nullopt;
+    } else if (f[0] == "p" && f.size() == 3) {
+      cur->index.products.push_back(ProductDecl{unesc(f[1]), unesc(f[2])});
+    } else if (f[0] == "a" && f.size() == 3) {
+      cur->index.aliases.emplace_back(unesc(f[1]), unesc(f[2]));
+    } else if (f[0] == "i" && f.size() == 4) {
+      cur->index.issues.push_back(WikiIssue{unesc(f[1]), rel, std::atoi(std::string(f[2]).c_str()), unesc(f[3])});
+    } else if (f[0] == "f" && f.size() == 11) {
+      Fact x;
+      x.product = unesc(f[1]);
+      x.metric = unesc(f[2]);
+      x.label = unesc(f[3]);
+      x.value = std::strtod(std::string(f[4]).c_str(), nullptr);
+      x.unit = unesc(f[5]);
+      x.value_text = unesc(f[6]);
+      x.approximate = f[7] == "1";
+      x.measured = f[8] == "1";
+      x.core = unesc(f[9]);
+      x.line = std::atoi(std::string(f[10]).c_str());
+      x.file = rel;
+      cur->index.facts.push_back(std::move(x));
+    } else {
+      return std::nullopt;
+    }
+  }
+  if (n < 2) return std::nullopt;
+  return c;
+}
+
+}  // namespace
+
+fs::path index_cache_path(const fs::path& root) {
+  auto dir = cache_dir();
+  if (!dir) return {};
+  return *dir / ("wiki-index-" + core::sha256_hex(root.string()).substr(0, 24) + ".tsv");
+}
+
+WikiIndex WikiIndex::load(const WikiLocation& wiki) {
+  const fs::path& root = wiki.root;
+  fs::path path = index_cache_path(root);
+  const std::string pid = parser_id();
+  std::optional<Cache> old;
+  if (!path.empty()) {
+    if (auto text = core::try_read_file(path)) old = deserialize(*text, root, pid);
+  }
+  // Files edited less than 2 s before the cache was written may share its mtime tick.
+  const std::int64_t racy_after = old ? old->written_ns - 2'000'000'000LL : 0;
+  Cache fresh;
+  fresh.parser_id = pid;
+  bool dirty = !old;
+  for (const auto& f : list_wiki_files(root)) {
+    CachedFile* prev = nullptr;
+    if (old) {
+      auto it = old->files.find(f.rel);
+      if (it != old->files.end()) prev = &it->second;
+    }
+    if (prev && prev->size == f.size && prev->mtime_ns == f.mtime_ns && f.mtime_ns < racy_after) {
+      fresh.files.emplace(f.rel, std::move(*prev));
+      continue;
+    }
+    auto text = core::try_read_file(f.path);
+    if (!text) continue;
+    std::string sha = core::sha256_hex(*text);
+    CachedFile entry;
+    entry.size = f.size;
+    entry.mtime_ns = f.mtime_ns;
+    entry.sha = sha;
+    if (prev && prev->sha == sha) {
+      entry.index = std::move(prev->index);
+      dirty = dirty || prev->size != f.size || prev->mtime_ns != f.mtime_ns || f.mtime_ns >= racy_after;
+    } else {
+      entry.index = parse_file(f.rel, *text);
+      dirty = true;
+    }
+    fresh.files.emplace(f.rel, std::move(entry));
+  }
+  if (old && old->files.size() != fresh.files.size()) dirty = true;
+  std::vector<const FileIndex*> ptrs;
+  for (const auto& [rel, f] : fresh.files) ptrs.push_back(&f.index);
+  WikiIndex index = assemble_index(root, ptrs);
+  if (dirty && !path.empty()) {
+    try {
+      fs::create_directories(path.parent_path());
+      fresh.written_ns = now_ns();
+      core::write_file_atomic(path, serialize(root, fresh));
+    } catch (const std::exception&) {
+      // An unwritable cache only costs speed; the index itself is complete.
+    }
+  }
+  return index;
+}
+
+}  // namespace kgo::wiki

@@ -1,0 +1,60 @@
+#pragma once
+// Parsing one wiki file into facts, products and issues. Each file parses on its own (no
+// knowledge of other files), so the on-disk cache can re-parse only the files that changed.
+#include <cstdint>
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "gpu-wiki-index/index.hpp"
+
+namespace kgo::wiki {
+
+struct ProductDecl {
+  std::string name;  // canonical: vendor prefix dropped ("H100 SXM", "MI300X")
+  std::string arch;  // "" when the file does not say
+};
+
+struct FileIndex {
+  std::vector<Fact> facts;
+  std::vector<WikiIssue> issues;             // kind "unparsed"
+  std::vector<ProductDecl> products;         // products the file declares
+  std::vector<std::pair<std::string, std::string>> aliases;  // "## Product aliases" tables
+};
+
+// Markdown: product sections `## NVIDIA H100 SXM (sm_90, Hopper)`, front matter (`product:`,
+// `arch:`, `kind: measured`), tables (metrics as rows, products as columns or rows) and
+// `key: value unit` lines. `rel` is the wiki-relative path stored in every fact.
+FileIndex parse_markdown(const std::string& rel, std::string_view text);
+
+// JSON record files: {"product", "arch", "kind", "facts": [{"metric", "value", "unit", ...}]},
+// or a list of such records, or {"records": [...]}. Files without "facts" are not records.
+FileIndex parse_json_records(const std::string& rel, std::string_view text);
+
+// Dispatches on the extension (.md / .json); other files give an empty FileIndex.
+FileIndex parse_file(const std::string& rel, std::string_view text);
+
+// A .md / .json file of a wiki (hidden folders and symlinks skipped), sorted by `rel`.
+struct WikiFile {
+  std::string rel;
+  std::filesystem::path path;
+  std::uintmax_t size = 0;
+  std::int64_t mtime_ns = 0;
+};
+std::vector<WikiFile> list_wiki_files(const std::filesystem::path& root);
+
+// Joins parsed files into an index: applies the declared aliases to product names, merges
+// product declarations, keeps file order.
+WikiIndex assemble_index(const std::filesystem::path& root, const std::vector<const FileIndex*>& files);
+
+// "NVIDIA H100 SXM" -> "H100 SXM"; "AMD Instinct MI300X" -> "MI300X".
+std::string canonical_product_name(std::string_view name);
+
+// A product heading's name and arch: "NVIDIA H100 SXM (sm_90, Hopper)" -> {"H100 SXM", "Hopper"};
+// nullopt for other headings ("Hopper Architecture Key Parameters (sm_90)").
+std::optional<ProductDecl> product_heading(std::string_view heading);
+
+}  // namespace kgo::wiki

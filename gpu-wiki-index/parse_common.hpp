@@ -1,0 +1,32 @@
+#pragma once
+// Internal to gpu-wiki-index: what the markdown and JSON parsers share.
+#include <string>
+#include <string_view>
+
+#include "gpu-wiki-index/parse.hpp"
+
+namespace kgo::wiki {
+
+// Where a value sits: the product it is stated for, file, line, measured or datasheet.
+struct FactSite {
+  std::string product;
+  std::string file;
+  int line = 0;
+  bool measured = false;
+};
+
+// Turns one (label, value cell) pair into facts (one per metric the label names), or an
+// "unparsed" issue saying why not. Cells that state no value ("—", "UNKNOWN") add nothing.
+void add_facts(FileIndex& out, const FactSite& site, const std::string& label,
+               const std::string& cell, const std::string& default_unit, bool sparse_column);
+
+// Adds a product (keeping the first non-empty arch).
+void declare_product(FileIndex& out, const std::string& name, const std::string& arch);
+
+// True when a table cell looks like a product name ("H100 SXM", "MI300X", "L40S").
+bool product_like(std::string_view cell);
+
+// "tensor", "cuda" or "" for a label and its metric.
+std::string core_of(const std::string& label, const std::string& metric);
+
+}  // namespace kgo::wiki

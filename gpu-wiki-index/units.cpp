@@ -1,0 +1,336 @@
+#include "gpu-wiki-index/units.hpp"
+
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+#include <vector>
+
+#include "gpu-wiki-index/index.hpp"
+
+namespace kgo::wiki {
+
+namespace {
+
+struct UnitInfo {
+  const char* spelling;  // lower case
+  const char* dimension;
+  double factor;
+  bool hardware;  // a cue that prose states a hardware quantity
+};
+
+const std::vector<UnitInfo>& units_by_length() {
+  static const std::vector<UnitInfo> t = [] {
+    std::vector<UnitInfo> v = {
+        {"b/s", "bytes_per_s", 1, true},        {"kb/s", "bytes_per_s", 1e3, true},
+        {"mb/s", "bytes_per_s", 1e6, true},     {"gb/s", "bytes_per_s", 1e9, true},
+        {"tb/s", "bytes_per_s", 1e12, true},    {"pb/s", "bytes_per_s", 1e15, true},
+        {"kib/s", "bytes_per_s", 1024.0, true}, {"mib/s", "bytes_per_s", 1048576.0, true},
+        {"gib/s", "bytes_per_s", 1073741824.0, true},
+        {"tib/s", "bytes_per_s", 1099511627776.0, true},
+        {"gb/sec", "bytes_per_s", 1e9, true},   {"tb/sec", "bytes_per_s", 1e12, true},
+        {"flops", "flop_per_s", 1, true},       {"flop/s", "flop_per_s", 1, true},
+        {"gflops", "flop_per_s", 1e9, true},    {"gflop/s", "flop_per_s", 1e9, true},
+        {"tflops", "flop_per_s", 1e12, true},   {"tflop/s", "flop_per_s", 1e12, true},
+        {"teraflops", "flop_per_s", 1e12, true}, {"pflops", "flop_per_s", 1e15, true},
+        {"pflop/s", "flop_per_s", 1e15, true},  {"petaflops", "flop_per_s", 1e15, true},
+        {"gops", "flop_per_s", 1e9, true},      {"tops", "flop_per_s", 1e12, true},
+        {"top/s", "flop_per_s", 1e12, true},    {"pops", "flop_per_s", 1e15, true},
+        {"b", "bytes", 1, false},               {"byte", "bytes", 1, false},
+        {"bytes", "bytes", 1, false},           {"kb", "bytes", 1e3, true},
+        {"mb", "bytes", 1e6, true},             {"gb", "bytes", 1e9, true},
+        {"tb", "bytes", 1e12, true},            {"kib", "bytes", 1024.0, true},
+        {"mib", "bytes", 1048576.0, true},      {"gib", "bytes", 1073741824.0, true},
+        {"tib", "bytes", 1099511627776.0, true},
+        {"hz", "hz", 1, true},                  {"khz", "hz", 1e3, true},
+        {"mhz", "hz", 1e6, true},               {"ghz", "hz", 1e9, true},
+        {"w", "watts", 1, true},                {"watt", "watts", 1, true},
+        {"watts", "watts", 1, true},            {"kw", "watts", 1e3, true},
+        {"s", "seconds", 1, false},             {"sec", "seconds", 1, false},
+        {"ms", "seconds", 1e-3, false},         {"us", "seconds", 1e-6, false},
+        {"\xC2\xB5s", "seconds", 1e-6, false},  {"\xCE\xBCs", "seconds", 1e-6, false},
+        {"ns", "seconds", 1e-9, false},
+        {"count", "count", 1, false},           {"sm", "count", 1, true},
+        {"sms", "count", 1, true},              {"cu", "count", 1, true},
+        {"cus", "count", 1, true},              {"cores", "count", 1, false},
+        {"registers", "count", 1, false},       {"threads", "count", 1, false},
+        {"warps", "count", 1, false},           {"blocks", "count", 1, false},
+        {"units", "count", 1, false},
+    };
+    std::stable_sort(v.begin(), v.end(), [](const UnitInfo& a, const UnitInfo& b) {
+      return std::string_view(a.spelling).size() > std::string_view(b.spelling).size();
+    });
+    return v;
+  }();
+  return t;
+}
+
+char lc(char c) { return static_cast<char>(std::tolower(static_cast<unsigned char>(c))); }
+bool is_alnum(char c) { return std::isalnum(static_cast<unsigned char>(c)) != 0; }
+bool is_digit(char c) { return c >= '0' && c <= '9'; }
+
+// The unit spelled at s[pos] (followed by a non-alphanumeric), longest first.
+const UnitInfo* unit_at(std::string_view s, size_t pos, size_t* len) {
+  for (const auto& u : units_by_length()) {
+    std::string_view sp = u.spelling;
+    if (pos + sp.size() > s.size()) continue;
+    bool same = true;
+    for (size_t i = 0; i < sp.size() && same; ++i) same = lc(s[pos + i]) == sp[i];
+    if (!same) continue;
+    size_t end = pos + sp.size();
+    if (end < s.size() && (is_alnum(s[end]) || s[end] == '_')) continue;
+    *len = sp.size();
+    return &u;
+  }
+  return nullptr;
+}
+
+const UnitInfo* find_unit(const std::string& unit) {
+  std::string l;
+  for (char c : unit) l += lc(c);
+  for (const auto& u : units_by_length()) {
+    if (l == u.spelling) return &u;
+  }
+  return nullptr;
+}
+
+// Length of the number at s[pos] ("1,978.9", "3.35", "65536"), 0 when none or malformed.
+size_t number_at(std::string_view s, size_t pos, bool* malformed = nullptr) {
+  size_t i = pos;
+  while (i < s.size() && is_digit(s[i])) ++i;
+  size_t int_digits = i - pos;
+  if (int_digits == 0) return 0;
+  while (i + 1 < s.size() && s[i] == ',' && is_digit(s[i + 1])) {
+    size_t j = i + 1;
+    while (j < s.size() && is_digit(s[j])) ++j;
+    if (j - i - 1 != 3 || int_digits > 3) {
+      if (malformed) *malformed = true;
+      return 0;
+    }
+    i = j;
+  }
+  if (i + 1 < s.size() && s[i] == '.' && is_digit(s[i + 1])) {
+    ++i;
+    while (i < s.size() && is_digit(s[i])) ++i;
+  }
+  return i - pos;
+}
+
+bool starts_with_ci(std::string_view s, size_t pos, std::string_view p) {
+  if (pos + p.size() > s.size()) return false;
+  for (size_t i = 0; i < p.size(); ++i) {
+    if (lc(s[pos + i]) != p[i]) return false;
+  }
+  return true;
+}
+
+size_t skip_spaces(std::string_view s, size_t pos) {
+  while (pos < s.size() && (s[pos] == ' ' || s[pos] == '\t')) ++pos;
+  return pos;
+}
+
+// Calls f(pos, len) for each standalone number: digits not glued to a letter before, and
+// followed either by a non-letter or by a unit ("700W").
+template <class F>
+void for_each_number(std::string_view s, F f) {
+  size_t i = 0;
+  while (i < s.size()) {
+    if (!is_digit(s[i]) || (i > 0 && (is_alnum(s[i - 1]) || s[i - 1] == '_' || s[i - 1] == '.'))) {
+      ++i;
+      continue;
+    }
+    size_t n = number_at(s, i);
+    if (n == 0) {
+      while (i < s.size() && (is_digit(s[i]) || s[i] == ',')) ++i;
+      continue;
+    }
+    size_t end = i + n;
+    size_t ulen = 0;
+    if (end < s.size() && std::isalpha(static_cast<unsigned char>(s[end])) && !unit_at(s, end, &ulen)) {
+      i = end;
+      while (i < s.size() && is_alnum(s[i])) ++i;
+      continue;
+    }
+    f(i, n);
+    i = end;
+  }
+}
+
+std::string digits_only(std::string_view number) {
+  std::string out;
+  for (char c : number) {
+    if (c != ',') out += c;
+  }
+  return out;
+}
+
+}  // namespace
+
+std::string plain_text(std::string_view text) {
+  std::string s;
+  s.reserve(text.size());
+  for (size_t i = 0; i < text.size(); ++i) {
+    if ((text[i] == '*' || text[i] == '_') && i + 1 < text.size() && text[i + 1] == text[i]) {
+      ++i;
+      continue;
+    }
+    if (text[i] == '`') continue;
+    if (text.compare(i, 2, "\xC2\xA0") == 0) {
+      s += ' ';
+      ++i;
+      continue;
+    }
+    if (text.compare(i, 3, "\xE2\x80\x89") == 0 || text.compare(i, 3, "\xE2\x80\xAF") == 0) {
+      s += ' ';
+      i += 2;
+      continue;
+    }
+    s += text[i];
+  }
+  size_t b = s.find_first_not_of(" \t\r\n");
+  if (b == std::string::npos) return "";
+  s = s.substr(b, s.find_last_not_of(" \t\r\n") - b + 1);
+  if (s.size() >= 2 && (s.front() == '*' || s.front() == '_') && s.back() == s.front()) {
+    s = s.substr(1, s.size() - 2);
+  }
+  return s;
+}
+
+bool known_unit(const std::string& unit) { return unit.empty() || find_unit(unit) != nullptr; }
+
+std::optional<Quantity> normalize(double value, const std::string& unit) {
+  if (unit.empty()) return Quantity{value, "count"};
+  const UnitInfo* u = find_unit(unit);
+  if (!u) return std::nullopt;
+  return Quantity{value * u->factor, u->dimension};
+}
+
+bool has_number(std::string_view text) {
+  bool found = false;
+  for_each_number(text, [&](size_t, size_t) { found = true; });
+  return found;
+}
+
+bool has_hardware_quantity(std::string_view text) {
+  bool found = false;
+  for_each_number(text, [&](size_t pos, size_t len) {
+    size_t p = skip_spaces(text, pos + len);
+    size_t ulen = 0;
+    const UnitInfo* u = unit_at(text, p, &ulen);
+    if (u && u->hardware) found = true;
+    if (starts_with_ci(text, p, "per sm") || starts_with_ci(text, p, "per cu")) found = true;
+  });
+  return found;
+}
+
+std::optional<std::string> unit_in_text(std::string_view text) {
+  for (size_t i = 0; i < text.size(); ++i) {
+    if (i > 0 && (is_alnum(text[i - 1]) || text[i - 1] == '_')) continue;
+    size_t len = 0;
+    const UnitInfo* u = unit_at(text, i, &len);
+    // Header units are rates, sizes, clocks or power; a bare "B" or "s" in a header is a word.
+    if (u && len > 1 && std::string_view(u->dimension) != "count") {
+      return std::string(text.substr(i, len));
+    }
+  }
+  return std::nullopt;
+}
+
+std::optional<ParsedValue> parse_value(std::string_view text, std::string* why) {
+  auto fail = [&](const std::string& reason) -> std::optional<ParsedValue> {
+    if (why) *why = reason;
+    return std::nullopt;
+  };
+  std::string s = plain_text(text);
+  if (why) why->clear();
+  ParsedValue v;
+  size_t pos = 0;
+  std::string lower;
+  for (char c : s) lower += lc(c);
+  if (lower.empty() || lower == "-" || lower == "\xE2\x80\x94" || lower == "\xE2\x80\x93" ||
+      lower == "n/a" || lower == "na" || lower == "tbd" || lower == "?" ||
+      lower.rfind("unknown", 0) == 0) {
+    return fail("");
+  }
+  for (std::string_view p : {"~", "\xE2\x89\x88", "approximately ", "approx. ", "approx ", "about ",
+                             "circa ", "ca. "}) {
+    if (starts_with_ci(s, pos, p)) {
+      v.approximate = true;
+      pos = skip_spaces(s, pos + p.size());
+      break;
+    }
+  }
+  if (starts_with_ci(s, pos, "up to ")) pos = skip_spaces(s, pos + 6);
+  for (std::string_view p : {">", "<", "\xE2\x89\xA5", "\xE2\x89\xA4", "over ", "more than ",
+                             "at least ", "less than ", "above ", "below "}) {
+    if (starts_with_ci(s, pos, p) && has_number(s.substr(pos + p.size()))) {
+      return fail("'" + s + "' is a bound, not a value");
+    }
+  }
+  bool malformed = false;
+  size_t n = number_at(s, pos, &malformed);
+  if (malformed) return fail("'" + s + "' has a malformed thousands separator");
+  if (n == 0) {
+    if (has_number(s)) return fail("'" + s + "' does not start with its number");
+    return fail("");
+  }
+  v.number_text = s.substr(pos, n);
+  v.value = std::stod(digits_only(v.number_text));
+  pos += n;
+  size_t p = skip_spaces(s, pos);
+  // "65,536 × 32-bit": a count of 32-bit registers.
+  for (std::string_view times : {"\xC3\x97", "x", "*"}) {
+    if (!starts_with_ci(s, p, times)) continue;
+    if (times == "x" && p + 1 < s.size() && std::isalpha(static_cast<unsigned char>(s[p + 1]))) break;
+    size_t q = skip_spaces(s, p + times.size());
+    size_t w = number_at(s, q);
+    if (w > 0 && (starts_with_ci(s, q + w, "-bit") || starts_with_ci(s, q + w, " bit"))) {
+      p = q + w + 4;
+      break;
+    }
+    if (times == "*" && (q >= s.size() || !is_digit(s[q]))) {
+      return fail("'" + s + "' carries a footnote marker; say dense or sparse in the label");
+    }
+    return fail("'" + s + "' is an expression, not a value");
+  }
+  for (std::string_view range : {"-", "\xE2\x80\x93", "\xE2\x80\x94", "to ", "/"}) {
+    if (starts_with_ci(s, p, range) && skip_spaces(s, p + range.size()) < s.size() &&
+        is_digit(s[skip_spaces(s, p + range.size())])) {
+      return fail("'" + s + "' is a range or an expression, not one value");
+    }
+  }
+  size_t ulen = 0;
+  if (unit_at(s, p, &ulen)) {
+    v.unit = s.substr(p, ulen);
+    p += ulen;
+  } else if (p == pos && p < s.size() && std::isalpha(static_cast<unsigned char>(s[p]))) {
+    return fail("'" + s + "' has a unit kgo does not know");
+  }
+  std::string rest = s.substr(p);
+  if (!rest.empty() && (rest[0] == '*' || rest.rfind("\xC2\xB9", 0) == 0 || rest.rfind("\xC2\xB2", 0) == 0)) {
+    return fail("'" + s + "' carries a footnote marker; say dense or sparse in the label");
+  }
+  std::string outside;
+  int depth = 0;
+  for (char c : rest) {
+    if (c == '(' || c == '[') ++depth;
+    else if ((c == ')' || c == ']') && depth > 0) --depth;
+    else if (depth == 0) outside += c;
+  }
+  if (has_number(outside)) return fail("'" + s + "' holds more than one number");
+  if (outside.find('=') != std::string::npos || outside.find("\xE2\x89\x88") != std::string::npos ||
+      outside.find('+') != std::string::npos) {
+    return fail("'" + s + "' is an expression, not a value");
+  }
+  std::string rest_lower;
+  for (char c : rest) rest_lower += lc(c);
+  bool says_sparse = rest_lower.find("sparse") != std::string::npos ||
+                     rest_lower.find("sparsity") != std::string::npos;
+  if (says_sparse && rest_lower.find("without sparsity") == std::string::npos &&
+      rest_lower.find("dense") == std::string::npos) {
+    v.sparse = true;
+  }
+  if (!std::isfinite(v.value)) return fail("'" + s + "' is not a finite number");
+  return v;
+}
+
+}  // namespace kgo::wiki

@@ -1,0 +1,93 @@
+#pragma once
+// `kgo bench`: the timer. Runs the harness's bench on a target (the seed's sizes x runs by
+// default), adds utilization against the workspace's registered roofline, renders
+// benchmark.md, and records the performance fields of the current memory record.
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "harness/target.hpp"
+
+namespace kgo::harness {
+
+// The seed's protocol sizes: small, medium and large (256x256, 1024x1024, 4096x4096).
+std::vector<std::vector<long long>> seed_sizes();
+
+struct BenchSettings {
+  int runs = 10;                    // the seed's 10 runs per size
+  std::string graph = "auto";       // auto | on | off
+  bool compile = true;              // time torch.compile of the reference too
+  bool eager = true;
+  std::optional<int> warmup;
+  std::optional<int> rotate;        // input sets cycled (default: harness's auto)
+  bool flush_l2 = true;
+  double size_timeout_s = 120;
+  double total_timeout_s = 600;
+  bool progress = false;
+};
+
+// Utilization of one size against the registered roofline (when the workspace has one).
+struct SizeUtilization {
+  std::string label;                       // "4096x4096"
+  std::string bound;                       // memory, compute, balanced
+  std::string governing;                   // bandwidth, compute, launch_latency
+  double target_time_s = 0;
+  double pct_of_bandwidth = 0, pct_of_compute = 0, pct_of_target = 0;
+  bool met = false;
+};
+
+struct Utilization {
+  bool available = false;
+  std::string why_not;                     // when unavailable: what to run
+  std::string op, dtype;
+  double fraction = 0;
+  std::string bandwidth_cited, compute_cited, compute_metric;
+  std::string bandwidth_source, compute_source;   // measured / datasheet
+  std::vector<SizeUtilization> sizes;
+};
+
+struct BenchReport {
+  Target target;
+  BenchSettings settings;
+  std::string kernel_sha256;
+  std::string verdict;          // PASS FAIL TIMEOUT_FAIL CRASH
+  std::string message;
+  nlohmann::json result;        // the harness's result
+  bool synthesized = false;
+  std::string stderr_tail;
+  double seconds = 0;
+  std::string started_at;
+  Utilization utilization;
+  std::optional<int> recorded_version;
+  std::string record_note;
+  std::filesystem::path report_path;   // benchmark.md, when written
+  bool passed() const { return verdict == "PASS"; }
+};
+
+// Runs the bench (target.shapes are the sizes; empty: seed_sizes()). `work` is the per-shape
+// bytes/FLOPs list for the request (empty: the harness counts). Throws only when the harness
+// cannot run.
+BenchReport run_bench(const Target& target, const BenchSettings& settings, const nlohmann::json& work);
+
+// The `performance` value written to memory (without the stamp), or nullopt when the run has no
+// usable latency.
+std::optional<nlohmann::json> performance_value(const BenchReport& report);
+
+// Writes performance and environment into the current record: only for a PASS on a GPU.
+void record_bench(const std::filesystem::path& workspace, BenchReport& report);
+
+// benchmark.md: per-size table (kernel, eager, compile, speedups, TB/s, TFLOP/s, % of the
+// roofline target), aggregates, clocks and the method.
+std::string render_benchmark_md(const BenchReport& report, const std::string& title);
+
+std::string render_bench_text(const BenchReport& report);
+nlohmann::json to_json(const BenchReport& report);
+std::string bench_failure_explanation(const BenchReport& report);
+
+// "256x256" for a JSON shape array.
+std::string shape_label(const nlohmann::json& shape);
+
+}  // namespace kgo::harness

@@ -1,0 +1,208 @@
+#include "harness/check.hpp"
+
+#include <fmt/format.h>
+
+#include "core/error.hpp"
+#include "core/files.hpp"
+#include "core/txn.hpp"
+#include "core/memory.hpp"
+#include "harness/client.hpp"
+#include "harness/fields.hpp"
+#include "harness/record.hpp"
+
+namespace kgo::harness {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+std::string num(const std::optional<double>& v) {
+  return v ? fmt::format("{:.3g}", *v) : std::string("-");
+}
+
+std::string index_text(const nlohmann::json& idx) {
+  if (!idx.is_array() || idx.empty()) return "-";
+  std::string s = "(";
+  for (size_t i = 0; i < idx.size(); ++i) s += (i ? "," : "") + idx[i].dump();
+  return s + ")";
+}
+
+std::string shape_text(const nlohmann::json& shape) {
+  std::string s;
+  for (const auto& d : shape) s += (s.empty() ? "" : "x") + d.dump();
+  return s.empty() ? "-" : s;
+}
+
+}  // namespace
+
+CheckReport run_check(const Target& target, const CheckSettings& settings) {
+  CheckReport r;
+  r.target = target;
+  r.kernel_sha256 = core::sha256_file(target.kernel);
+  nlohmann::json req = target_request(target);
+  req["trials"] = settings.trials;
+  req["seed"] = settings.seed;
+  req["edge_shapes"] = settings.edge_shapes;
+  req["case_timeout_s"] = settings.case_timeout_s;
+  req["total_timeout_s"] = settings.total_timeout_s;
+  if (settings.atol) req["atol"] = *settings.atol;
+  if (settings.rtol) req["rtol"] = *settings.rtol;
+  if (settings.max_rel_err) req["max_rel_err"] = *settings.max_rel_err;
+  HarnessCall call{"check", req, target.python, {}, {}, settings.progress};
+  HarnessOutcome o = run_harness(call);
+  r.verdict = o.verdict;
+  r.result = std::move(o.result);
+  r.message = jstr(r.result, "message");
+  r.synthesized = o.synthesized;
+  r.stderr_tail = o.stderr_tail;
+  r.seconds = o.seconds;
+  if (!r.synthesized) {
+    std::string harness_sha = jstr(r.result, "kernel_sha256");
+    if (harness_sha != r.kernel_sha256) {
+      throw Error("the harness checked kernel content with sha256 " +
+                      (harness_sha.empty() ? std::string("(none)") : harness_sha.substr(0, 12)) +
+                      ", not the " + r.kernel_sha256.substr(0, 12) + " kgo hashed from " +
+                      target.kernel.string() +
+                      "; the file changed during the check. Run kgo check again without editing it",
+                  ExitCode::record_error);
+    }
+  }
+  return r;
+}
+
+std::optional<double> max_abs_err(const nlohmann::json& result) {
+  std::optional<double> best;
+  for (const auto& c : jobj(result, "cases")) {
+    if (auto v = jnum(c, "max_abs_err"); v && (!best || *v > *best)) best = v;
+  }
+  return best;
+}
+
+nlohmann::json correctness_value(const CheckReport& r) {
+  auto opt = [](const std::optional<double>& v) { return v ? nlohmann::json(*v) : nlohmann::json(); };
+  nlohmann::json cases = nlohmann::json::array();
+  for (const auto& c : jobj(r.result, "cases")) {
+    cases.push_back({{"shape", c.value("shape", nlohmann::json::array())},
+                     {"trial", c.value("trial", 0)},
+                     {"status", jstr(c, "status")},
+                     {"rel_err", opt(jnum(c, "rel_err"))},
+                     {"max_abs_err", opt(jnum(c, "max_abs_err"))},
+                     {"mismatches", c.value("mismatches", nlohmann::json())}});
+  }
+  std::string status = r.verdict == "PASS" || r.verdict == "TIMEOUT_FAIL" ? r.verdict : "FAIL";
+  const nlohmann::json& tol = jobj(r.result, "tolerance");
+  auto nonneg = [](std::optional<double> v) { return v && *v >= 0 ? nlohmann::json(*v) : nlohmann::json(); };
+  return {{"status", status},
+          {"rel_err", nonneg(jnum(r.result, "max_rel_err"))},
+          {"max_abs_err", nonneg(max_abs_err(r.result))},
+          {"threshold", nonneg(jnum(tol, "max_rel_err"))},
+          {"details",
+           {{"verdict", r.verdict},
+            {"message", r.message},
+            {"contract", jstr(r.result, "contract", r.target.contract)},
+            {"op", r.result.value("op", nlohmann::json())},
+            {"dtype", r.target.torch_dtype},
+            {"device", r.target.device},
+            {"tolerance", tol},
+            {"determinism", jobj(r.result, "determinism")},
+            {"delegation", jobj(r.result, "delegation")},
+            {"cases", cases}}}};
+}
+
+void record_check(const fs::path& workspace, CheckReport& r) {
+  core::LockedWorkspace lock(workspace);
+  if (!r.synthesized) verify_kernel_hash(r.target.kernel, r.kernel_sha256, r.result);
+  else if (core::sha256_file(r.target.kernel) != r.kernel_sha256) {
+    r.record_note = "not recorded: " + r.target.kernel.string() + " changed during the check";
+    return;
+  }
+  RecordChoice choice = current_record(workspace);
+  if (!choice.version) {
+    r.record_note = "not recorded: " + choice.why_not;
+    return;
+  }
+  core::record_measurement(workspace, *choice.version, "correctness", correctness_value(r),
+                           r.kernel_sha256, "kgo check");
+  if (!r.synthesized) write_environment(workspace, *choice.version, r.result);
+  r.recorded_version = choice.version;
+}
+
+std::string render_check_text(const CheckReport& r) {
+  const nlohmann::json& res = r.result;
+  std::string text = fmt::format("kgo check: {} (contract {}, op {}, {}, device {}{})\n",
+                                 r.target.kernel.filename().string(), jstr(res, "contract", r.target.contract),
+                                 jstr(res, "op", r.target.op.value_or("-")), r.target.torch_dtype,
+                                 r.target.device, r.target.device == "cpu" ? ", TRITON_INTERPRET=1" : "");
+  const nlohmann::json& tol = jobj(res, "tolerance");
+  if (!tol.empty()) {
+    text += fmt::format("tolerance: atol {} rtol {} max rel_err {} (from {})\n", num(jnum(tol, "atol")),
+                        num(jnum(tol, "rtol")), num(jnum(tol, "max_rel_err")), jstr(tol, "source", "?"));
+  }
+  const nlohmann::json& cases = jobj(res, "cases");
+  if (!cases.empty()) {
+    text += "\n| shape | trial | status | max abs err | mean abs err | rel_err | mismatches | first bad index | note |\n"
+            "|---|---|---|---|---|---|---|---|---|\n";
+    for (const auto& c : cases) {
+      std::string note = jstr(c, "status") == "PASS" ? "" : jstr(c, "message");
+      text += fmt::format("| {} | {} | {} | {} | {} | {} | {} | {} | {} |\n", shape_text(c.value("shape", nlohmann::json::array())),
+                          c.value("trial", 0), jstr(c, "status"), num(jnum(c, "max_abs_err")),
+                          num(jnum(c, "mean_abs_err")), num(jnum(c, "rel_err")),
+                          c.contains("mismatches") && c["mismatches"].is_number() ? c["mismatches"].dump() : "-",
+                          index_text(c.value("first_bad_index", nlohmann::json())), note);
+    }
+    text += "\n";
+  }
+  for (const char* part : {"determinism", "delegation", "streams"}) {
+    const nlohmann::json& p = jobj(res, part);
+    if (!p.empty() && !jstr(p, "message").empty()) text += std::string(part) + ": " + jstr(p, "message") + "\n";
+  }
+  for (const auto& w : jobj(res, "warnings")) {
+    if (w.is_string()) text += "warning: " + w.get<std::string>() + "\n";
+  }
+  if (auto v = jnum(res, "max_rel_err")) text += fmt::format("max rel_err: {:.3g}\n", *v);
+  text += fmt::format("verdict: {} — {}\n", r.verdict, r.message);
+  if (r.synthesized && !r.stderr_tail.empty()) text += "harness stderr (last lines):\n" + r.stderr_tail + "\n";
+  if (r.recorded_version) {
+    text += fmt::format("recorded: memory/v{}.json correctness = {} (kernel sha256 {})\n", *r.recorded_version,
+                        correctness_value(r)["status"].get<std::string>(), r.kernel_sha256.substr(0, 12));
+  } else if (!r.record_note.empty()) {
+    text += r.record_note + "\n";
+  }
+  return text;
+}
+
+nlohmann::json to_json(const CheckReport& r) {
+  return {{"verdict", r.verdict},
+          {"message", r.message},
+          {"kernel", r.target.kernel.string()},
+          {"reference", r.target.reference ? nlohmann::json(r.target.reference->string()) : nlohmann::json()},
+          {"kernel_sha256", r.kernel_sha256},
+          {"device", r.target.device},
+          {"dtype", r.target.torch_dtype},
+          {"python", r.target.python.resolved.string()},
+          {"synthesized", r.synthesized},
+          {"seconds", r.seconds},
+          {"recorded", r.recorded_version ? nlohmann::json("v" + std::to_string(*r.recorded_version))
+                                          : nlohmann::json()},
+          {"record_note", r.record_note},
+          {"correctness", correctness_value(r)},
+          {"harness", r.result}};
+}
+
+std::string verdict_explanation(const CheckReport& r) {
+  if (r.verdict == "FAIL") {
+    return "check FAILED: the kernel's output does not match the reference (" + r.message +
+           "); fix the kernel and run kgo check again";
+  }
+  if (r.verdict == "TIMEOUT_FAIL") {
+    return "check TIMED OUT: " + r.message +
+           "; make the kernel finish, or raise --case-timeout / --timeout if it is legitimately slow";
+  }
+  if (r.verdict == "CRASH") {
+    return "check CRASHED: the kernel crashed the process running it (" + r.message +
+           "); kgo itself is fine — look for out-of-bounds accesses or bad launch parameters";
+  }
+  return "";
+}
+
+}  // namespace kgo::harness

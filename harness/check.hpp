@@ -1,0 +1,62 @@
+#pragma once
+// `kgo check`: the correctness gate. Runs the harness's check on a target, renders the per-case
+// report, and records the verdict into the workspace's current memory record, stamped with the
+// SHA-256 of the exact kernel content checked (kgo's own hash must equal the harness's).
+#include <filesystem>
+#include <optional>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "harness/target.hpp"
+
+namespace kgo::harness {
+
+struct CheckSettings {
+  int trials = 3;
+  int seed = 42;
+  std::optional<double> atol, rtol, max_rel_err;
+  double case_timeout_s = 30;
+  double total_timeout_s = 60;
+  bool edge_shapes = true;
+  bool progress = false;
+};
+
+struct CheckReport {
+  Target target;
+  std::string kernel_sha256;   // kgo's hash of the kernel file before the run
+  std::string verdict;         // PASS FAIL TIMEOUT_FAIL CRASH
+  std::string message;
+  nlohmann::json result;       // the harness's result (or kgo's, when synthesized)
+  bool synthesized = false;
+  std::string stderr_tail;
+  double seconds = 0;
+  std::optional<int> recorded_version;  // memory record written
+  std::string record_note;              // why nothing was recorded, when so
+  bool passed() const { return verdict == "PASS"; }
+};
+
+// Runs the check. Never throws for a kernel's failure (that is the verdict); throws
+// Error(harness_error) when the harness cannot run, and Error(record_error) when the harness
+// checked other content than kgo hashed.
+CheckReport run_check(const Target& target, const CheckSettings& settings);
+
+// Writes the report's correctness into the current record of `workspace` (creating v0 when there
+// is none), under the workspace lock. A record already decided by accept/reject is left alone and
+// the reason is put in record_note.
+void record_check(const std::filesystem::path& workspace, CheckReport& report);
+
+// The `correctness` value written to memory (schema: iteration.schema.json#/$defs/correctness,
+// without the stamp).
+nlohmann::json correctness_value(const CheckReport& report);
+
+// Largest per-case max_abs_err of the harness result, if any case measured one.
+std::optional<double> max_abs_err(const nlohmann::json& result);
+
+std::string render_check_text(const CheckReport& report);
+nlohmann::json to_json(const CheckReport& report);
+
+// One line for stderr explaining a non-PASS verdict and what to do.
+std::string verdict_explanation(const CheckReport& report);
+
+}  // namespace kgo::harness

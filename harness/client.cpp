@@ -1,0 +1,137 @@
+#include "harness/client.hpp"
+
+#include <csignal>
+#include <cstring>
+#include <iostream>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "core/error.hpp"
+#include "core/process.hpp"
+#include "harness/fields.hpp"
+
+namespace kgo::harness {
+
+namespace {
+
+// Forwards complete "kgo-harness: ..." lines; partial lines wait for the next chunk.
+class ProgressForwarder {
+ public:
+  void feed(std::string_view chunk) {
+    m_pending.append(chunk);
+    size_t nl;
+    while ((nl = m_pending.find('\n')) != std::string::npos) {
+      std::string line = m_pending.substr(0, nl);
+      m_pending.erase(0, nl + 1);
+      if (line.rfind("kgo-harness:", 0) == 0) std::cerr << line << std::endl;
+    }
+  }
+
+ private:
+  std::string m_pending;
+};
+
+std::string last_json_line(const std::string& out) {
+  size_t end = out.find_last_not_of(" \t\r\n");
+  if (end == std::string::npos) return "";
+  size_t start = out.rfind('\n', end);
+  return out.substr(start == std::string::npos ? 0 : start + 1, end + 1 - (start == std::string::npos ? 0 : start + 1));
+}
+
+nlohmann::json synthesized_result(const HarnessCall& call, const std::string& verdict,
+                                  const std::string& message) {
+  return {{"protocol", 1},
+          {"command", call.command},
+          {"verdict", verdict},
+          {"message", message},
+          {"error", nullptr},
+          {"synthesized_by_kgo", true},
+          {"warnings", nlohmann::json::array()}};
+}
+
+}  // namespace
+
+std::string tail_lines(const std::string& text, size_t max_lines) {
+  size_t pos = text.size();
+  while (pos > 0 && (text[pos - 1] == '\n' || text[pos - 1] == '\r')) --pos;
+  size_t end = pos;
+  for (size_t n = 0; n < max_lines && pos > 0; ++n) {
+    size_t nl = text.rfind('\n', pos - 1);
+    pos = nl == std::string::npos ? 0 : nl;
+    if (nl == std::string::npos) break;
+  }
+  std::string t = text.substr(pos, end - pos);
+  if (!t.empty() && t.front() == '\n') t.erase(0, 1);
+  return t;
+}
+
+HarnessOutcome run_harness(const HarnessCall& call) {
+  nlohmann::json request = call.request;
+  request["protocol"] = 1;
+  request["command"] = call.command;
+  std::chrono::milliseconds timeout = call.timeout;
+  if (timeout.count() == 0) {
+    double total = request.value("total_timeout_s", call.command == "bench" ? 600.0 : 60.0);
+    timeout = std::chrono::milliseconds(static_cast<long long>((total + k_outer_margin_s) * 1000));
+  }
+  core::ProcessOptions opts;
+  opts.cwd = call.cwd;
+  opts.stdin_data = request.dump() + "\n";
+  opts.timeout = timeout;
+  ProgressForwarder progress;
+  if (call.progress) opts.on_stderr = [&progress](std::string_view c) { progress.feed(c); };
+  std::vector<std::string> argv = {call.python.resolved.string(), harness_script().string(), call.command};
+  core::ProcessResult p = core::run_process(argv, opts);
+
+  HarnessOutcome o;
+  o.seconds = p.seconds;
+  o.stderr_tail = tail_lines(p.err, 20);
+  if (p.timed_out) {
+    o.synthesized = true;
+    o.verdict = "TIMEOUT_FAIL";
+    o.result = synthesized_result(
+        call, o.verdict,
+        fmt::format("the harness did not finish within kgo's outer limit of {:.0f} s and was killed "
+                    "with its whole process group",
+                    timeout.count() / 1000.0));
+    return o;
+  }
+  if (p.signaled) {
+    o.synthesized = true;
+    o.verdict = "CRASH";
+    const char* name = ::strsignal(p.signal);
+    o.result = synthesized_result(call, o.verdict,
+                                  fmt::format("the harness process was killed by signal {} ({})",
+                                              p.signal, name ? name : "?"));
+    return o;
+  }
+  nlohmann::json result;
+  std::string line = last_json_line(p.out);
+  try {
+    result = nlohmann::json::parse(line);
+  } catch (const nlohmann::json::exception&) {
+    result = nullptr;
+  }
+  if (!result.is_object() || !result.contains("verdict")) {
+    throw Error(fmt::format("the Python harness ({} {}) exited with status {} without a result; "
+                            "this is a bug in kgo's harness or a broken Python environment (try "
+                            "`kgo env`). Its last stderr lines:\n{}",
+                            call.python.resolved.string(), call.command, p.exit_code,
+                            o.stderr_tail.empty() ? "(none)" : o.stderr_tail),
+                ExitCode::harness_error);
+  }
+  std::string verdict = jstr(result, "verdict");
+  if (verdict == "ERROR") {
+    std::string err = jstr(result, "error", jstr(result, "message", "?"));
+    throw Error("the harness rejected the " + call.command + " request: " + err, ExitCode::harness_error);
+  }
+  if (verdict != "PASS" && verdict != "FAIL" && verdict != "TIMEOUT_FAIL" && verdict != "CRASH") {
+    throw Error("the harness returned an unknown verdict '" + verdict + "'", ExitCode::harness_error);
+  }
+  o.result = std::move(result);
+  o.verdict = verdict;
+  return o;
+}
+
+}  // namespace kgo::harness

@@ -1,0 +1,43 @@
+#pragma once
+// Runs one request through the Python harness (tools/harness/kgo_harness.py <command>, JSON on
+// stdin, JSON on stdout; see tools/harness/PROTOCOL.md) under an outer timeout. Whatever the
+// child does, the caller gets a result with a verdict: a harness killed by a signal becomes
+// CRASH, one that outlives the outer timeout becomes TIMEOUT_FAIL. Only a harness that exits
+// without a result, or rejects the request, throws Error(harness_error).
+#include <chrono>
+#include <filesystem>
+#include <optional>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "harness/python.hpp"
+
+namespace kgo::harness {
+
+struct HarnessCall {
+  std::string command;                  // check, bench, env, run-once, catalog
+  nlohmann::json request;               // "protocol" and "command" are filled in
+  PythonInterpreter python;
+  std::chrono::milliseconds timeout{0}; // outer limit; 0: request's total_timeout_s + margin
+  std::filesystem::path cwd;            // empty: inherit
+  bool progress = false;                // forward the harness's progress lines to stderr live
+};
+
+struct HarnessOutcome {
+  nlohmann::json result;      // the harness's result, or one kgo synthesised (see synthesized)
+  std::string verdict;        // PASS FAIL TIMEOUT_FAIL CRASH
+  bool synthesized = false;   // kgo wrote the result: the harness was killed or timed out
+  std::string stderr_tail;    // the last lines the harness wrote to stderr
+  double seconds = 0;
+};
+
+// Seconds kgo waits beyond the request's own total timeout before killing the harness.
+constexpr double k_outer_margin_s = 30;
+
+HarnessOutcome run_harness(const HarnessCall& call);
+
+// The last `max_lines` lines of `text` (exposed for tests).
+std::string tail_lines(const std::string& text, size_t max_lines);
+
+}  // namespace kgo::harness

@@ -1,0 +1,33 @@
+#pragma once
+// Choosing and writing the workspace's current memory record for check and bench results.
+// Measured fields go through core::record_measurement only.
+#include <filesystem>
+#include <optional>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+namespace kgo::harness {
+
+struct RecordChoice {
+  std::optional<int> version;  // the record to write, or nullopt (see why_not)
+  bool created = false;        // v0 was created because there was no record
+  std::string why_not;
+};
+
+// The latest record, or a fresh v0 when there is none. A record already decided by
+// `kgo iterate accept/reject` (quality_gate not PENDING, or a git commit set) is never
+// rewritten: the choice is then empty and why_not says to run `kgo memory create`.
+// Call with the workspace lock held.
+RecordChoice current_record(const std::filesystem::path& workspace);
+
+// Writes the record's environment (not a measured field) from a harness result: GPU, driver,
+// CUDA, torch, triton, Python, and the clocks when the result has them.
+void write_environment(const std::filesystem::path& workspace, int version, const nlohmann::json& result);
+
+// Refuses (Error(record_error)) unless the harness hashed the same kernel content kgo did, and
+// the file still has that content now.
+void verify_kernel_hash(const std::filesystem::path& kernel, const std::string& kgo_sha,
+                        const nlohmann::json& result);
+
+}  // namespace kgo::harness

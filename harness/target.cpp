@@ -1,0 +1,127 @@
+#include "harness/target.hpp"
+
+#include <map>
+#include <regex>
+#include <set>
+
+#include "core/error.hpp"
+#include "core/files.hpp"
+#include "harness/fields.hpp"
+#include "harness/gpu_info.hpp"
+
+namespace kgo::harness {
+
+namespace fs = std::filesystem;
+
+std::string torch_dtype_name(const std::string& dtype) {
+  static const std::map<std::string, std::string> k = {
+      {"fp64", "float64"},      {"fp32", "float32"},        {"tf32", "float32"},
+      {"fp16", "float16"},      {"bf16", "bfloat16"},       {"fp8", "float8_e4m3fn"},
+      {"fp8_e4m3", "float8_e4m3fn"}, {"fp8_e5m2", "float8_e5m2"}, {"int8", "int8"},
+      {"int16", "int16"},       {"int32", "int32"},         {"int64", "int64"}};
+  if (auto it = k.find(dtype); it != k.end()) return it->second;
+  for (const auto& [kgo_name, torch_name] : k) {
+    if (dtype == torch_name) return dtype;
+  }
+  if (dtype == "float8_e4m3fn" || dtype == "float8_e5m2" || dtype == "uint8" || dtype == "bool") return dtype;
+  std::string names;
+  for (const auto& [kgo_name, torch_name] : k) names += (names.empty() ? "" : ", ") + kgo_name;
+  throw Error("unknown dtype '" + dtype + "'; use one of " + names + " (or a torch dtype name)",
+              ExitCode::usage);
+}
+
+std::string resolve_device(const std::string& flag) {
+  if (flag == "cuda" || flag == "cpu") return flag;
+  if (flag != "auto") {
+    throw Error("--device must be cuda, cpu or auto, not '" + flag + "'", ExitCode::usage);
+  }
+  return query_nvidia_smi().available ? "cuda" : "cpu";
+}
+
+nlohmann::json parse_args(const std::vector<std::string>& kv) {
+  nlohmann::json args = nlohmann::json::object();
+  for (const auto& item : kv) {
+    auto eq = item.find('=');
+    if (eq == std::string::npos || eq == 0) {
+      throw Error("--arg '" + item + "' is not of the form name=value", ExitCode::usage);
+    }
+    args[item.substr(0, eq)] = item.substr(eq + 1);
+  }
+  return args;
+}
+
+std::optional<std::string> workspace_op(const fs::path& workspace) {
+  auto text = core::try_read_file(workspace / "roofline.json");
+  if (!text) return std::nullopt;
+  try {
+    nlohmann::json j = nlohmann::json::parse(*text);
+    std::string op = jstr(j, "op");
+    if (!op.empty() && op != "custom") return op;
+  } catch (const nlohmann::json::exception&) {
+  }
+  return std::nullopt;
+}
+
+std::optional<std::string> infer_op(const std::string& kernel_source) {
+  static const std::regex def_re(R"(^def\s+triton_([A-Za-z0-9_]+)\s*\()", std::regex::multiline);
+  std::set<std::string> names;
+  for (auto it = std::sregex_iterator(kernel_source.begin(), kernel_source.end(), def_re);
+       it != std::sregex_iterator(); ++it) {
+    names.insert((*it)[1]);
+  }
+  if (names.size() != 1) return std::nullopt;
+  return *names.begin();
+}
+
+Target workspace_target(const fs::path& workspace, const core::WorkspaceConfig& cfg,
+                        const TargetOptions& opts) {
+  Target t;
+  t.kernel = workspace / cfg.kernel_file;
+  std::error_code ec;
+  if (!fs::is_regular_file(t.kernel, ec)) {
+    throw Error("the workspace kernel " + t.kernel.string() +
+                    " is missing; restore it (git checkout) or re-run kgo init",
+                ExitCode::kernel_missing);
+  }
+  if (cfg.reference) {
+    t.reference = workspace / *cfg.reference;
+    if (!fs::is_regular_file(*t.reference, ec)) {
+      throw Error("the workspace reference " + t.reference->string() + " is missing; restore it",
+                  ExitCode::kernel_missing);
+    }
+  }
+  t.contract = t.kernel.extension() == ".cu" ? "cuda" : "auto";
+  t.op = opts.op ? opts.op : workspace_op(workspace);
+  if (!t.op && t.contract == "auto") t.op = infer_op(core::read_file(t.kernel));
+  t.entry = opts.entry;
+  t.dtype = opts.dtype.value_or(cfg.dtype);
+  t.torch_dtype = torch_dtype_name(t.dtype);
+  t.args = parse_args(opts.args);
+  for (const auto& s : opts.shapes) t.shapes.push_back(core::parse_shape(s));
+  if (opts.shapes.empty()) t.shapes = cfg.shapes;
+  t.python = locate_python(opts.python);
+  t.device = resolve_device(opts.device);
+  return t;
+}
+
+nlohmann::json target_request(const Target& t) {
+  nlohmann::json shapes = nlohmann::json::array();
+  for (const auto& s : t.shapes) shapes.push_back(s);
+  return {{"kernel", fs::absolute(t.kernel).string()},
+          {"reference", t.reference ? nlohmann::json(fs::absolute(*t.reference).string()) : nlohmann::json()},
+          {"contract", t.contract},
+          {"op", t.op ? nlohmann::json(*t.op) : nlohmann::json()},
+          {"entry", t.entry ? nlohmann::json(*t.entry) : nlohmann::json()},
+          {"dtype", t.torch_dtype},
+          {"device", t.device},
+          {"args", t.args},
+          {"shapes", shapes}};
+}
+
+std::string shapes_text(const std::vector<std::vector<long long>>& shapes) {
+  std::string s;
+  for (const auto& sh : shapes) s += (s.empty() ? "" : ", ") + core::shape_to_string(sh);
+  return s.empty() ? "(harness defaults)" : s;
+}
+
+}  // namespace kgo::harness

@@ -1,0 +1,69 @@
+#pragma once
+// What the harness runs: kernel and reference files, contract, op, dtype, device, shapes and
+// `--arg k=v` extras, resolved from a workspace's kgo.json plus command-line overrides.
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "core/workspace.hpp"
+#include "harness/python.hpp"
+
+namespace kgo::harness {
+
+// Command-line choices shared by check, bench, baseline and ops.
+struct TargetOptions {
+  std::vector<std::string> shapes;      // --shape / --size ("4096x4096")
+  std::string device = "auto";          // --device cuda|cpu|auto
+  std::optional<std::string> python;    // --python
+  std::vector<std::string> args;        // --arg k=v
+  std::optional<std::string> op;        // --op (default: roofline.json's op, else the kernel's triton_<op>)
+  std::optional<std::string> entry;     // --entry (op-mode function name)
+  std::optional<std::string> dtype;     // --dtype (default: the workspace's)
+};
+
+struct Target {
+  std::filesystem::path kernel;
+  std::optional<std::filesystem::path> reference;
+  std::string contract = "auto";        // auto, seed, op, cuda
+  std::optional<std::string> op, entry;
+  std::string dtype = "fp32";           // kgo's name, as in kgo.json
+  std::string torch_dtype = "float32";  // the harness's name
+  std::string device = "cpu";           // resolved: cuda or cpu
+  nlohmann::json args = nlohmann::json::object();
+  std::vector<std::vector<long long>> shapes;
+  PythonInterpreter python;
+};
+
+// kgo dtype names ("fp32", "bf16", "fp8") -> torch dtype names; torch names pass through.
+// Throws Error(usage) listing the accepted names.
+std::string torch_dtype_name(const std::string& dtype);
+
+// "cuda" or "cpu" for --device; "auto" is cuda when nvidia-smi lists a GPU.
+std::string resolve_device(const std::string& flag);
+
+// "k=v" pairs -> {"k": "v"}; throws Error(usage) for an entry without '='.
+nlohmann::json parse_args(const std::vector<std::string>& kv);
+
+// The op a workspace's roofline was computed for (`roofline.json` "op"), if any.
+std::optional<std::string> workspace_op(const std::filesystem::path& workspace);
+
+// The op an op-mode kernel implements, from its one `def triton_<op>(` function; nullopt when
+// there is none or several (the harness then needs --op).
+std::optional<std::string> infer_op(const std::string& kernel_source);
+
+// The workspace's kernel and reference with the options applied. Throws Error(kernel_missing)
+// when the kernel file is absent.
+Target workspace_target(const std::filesystem::path& workspace, const core::WorkspaceConfig& cfg,
+                        const TargetOptions& opts);
+
+// The request fields describing the target (kernel, reference, contract, op, entry, dtype,
+// device, args, shapes).
+nlohmann::json target_request(const Target& t);
+
+// "4096x4096, 17x4097" for reports.
+std::string shapes_text(const std::vector<std::vector<long long>>& shapes);
+
+}  // namespace kgo::harness

@@ -1,0 +1,361 @@
+#include "profiling/asm.hpp"
+
+#include <algorithm>
+#include <map>
+
+#include <fmt/format.h>
+
+#include "core/error.hpp"
+#include "core/files.hpp"
+#include "core/memory.hpp"
+#include "core/process.hpp"
+#include "core/txn.hpp"
+#include "core/workspace.hpp"
+#include "harness/gpu_info.hpp"
+#include "profiling/runner.hpp"
+
+namespace kgo::profiling {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+struct Scratch {
+  fs::path dir;
+  ~Scratch() {
+    std::error_code ec;
+    if (!dir.empty()) fs::remove_all(dir, ec);
+  }
+};
+
+// sm_XX for nvcc: --arch, else the GPU's compute capability, else the workspace's family.
+std::string sm_arch(const std::optional<std::string>& flag, const std::string& family) {
+  if (flag) return flag->rfind("sm_", 0) == 0 ? *flag : "sm_" + *flag;
+  auto smi = harness::query_nvidia_smi();
+  if (smi.available && !smi.gpus.empty()) {
+    std::string digits;
+    for (char c : smi.gpus[0].compute_cap) {
+      if (std::isdigit(static_cast<unsigned char>(c))) digits += c;
+    }
+    if (!digits.empty()) return "sm_" + digits;
+  }
+  static const std::map<std::string, std::string> family_sm = {
+      {"Volta", "sm_70"}, {"Turing", "sm_75"}, {"Ampere", "sm_80"},
+      {"Ada", "sm_89"},   {"Hopper", "sm_90"}, {"Blackwell", "sm_100"}};
+  auto it = family_sm.find(family);
+  if (it == family_sm.end()) {
+    throw Error("cannot tell which sm_XX to compile for (architecture '" + family + "'); pass --arch sm_XX",
+                ExitCode::usage);
+  }
+  return it->second;
+}
+
+// Where Triton's wheel keeps its own cuobjdump / ptxas / nvdisasm.
+std::vector<fs::path> triton_tool_dirs(const harness::PythonInterpreter& py) {
+  core::ProcessOptions o;
+  o.timeout = std::chrono::seconds(60);
+  auto r = core::run_process({py.resolved.string(), "-c",
+                              "import os, triton.backends.nvidia as n; print(os.path.join(os.path.dirname(n.__file__), 'bin'))"},
+                             o);
+  if (!r.ok()) return {};
+  std::string d = r.out.substr(0, r.out.find('\n'));
+  return {fs::path(d)};
+}
+
+struct Tools {
+  std::optional<fs::path> cuobjdump, nvdisasm, ptxas;
+};
+
+Tools nvidia_tools(const std::vector<fs::path>& extra) {
+  return {find_tool("cuobjdump", extra), find_tool("nvdisasm", extra), find_tool("ptxas", extra)};
+}
+
+// SASS of a cubin (cuobjdump -sass, else nvdisasm); "" when neither tool exists.
+std::string disassemble(const fs::path& cubin, const Tools& t, std::vector<std::string>& notes) {
+  if (t.cuobjdump) {
+    auto r = core::run_process({t.cuobjdump->string(), "-sass", cubin.string()});
+    if (r.ok()) return r.out;
+    notes.push_back("cuobjdump -sass failed: " + r.err.substr(0, 300));
+  }
+  if (t.nvdisasm) {
+    auto r = core::run_process({t.nvdisasm->string(), cubin.string()});
+    if (r.ok()) return r.out;
+    notes.push_back("nvdisasm failed: " + r.err.substr(0, 300));
+  }
+  return "";
+}
+
+std::vector<ResourceUsage> cubin_resources(const fs::path& cubin, const Tools& t) {
+  if (!t.cuobjdump) return {};
+  auto r = core::run_process({t.cuobjdump->string(), "--dump-resource-usage", cubin.string()});
+  return r.ok() ? parse_cuobjdump_resources(r.out) : std::vector<ResourceUsage>{};
+}
+
+void add_text(AsmKernel& k, const std::string& text, const std::string& kind) {
+  if (kind == "sass") k.sass = count_sass(text);
+  else if (kind == "ptx") k.ptx = count_ptx(text);
+  else if (kind == "amdgcn") k.amdgcn = count_amdgcn(text);
+}
+
+}  // namespace
+
+IsaCounts merge_counts(const std::vector<IsaCounts>& parts, const std::string& format) {
+  IsaCounts m;
+  m.format = format;
+  for (const auto& p : parts) {
+    m.instructions += p.instructions;
+    for (const auto& [k, v] : p.counts) m.counts[k] += v;
+    for (const auto& [k, v] : p.mnemonics) m.mnemonics[k] += v;
+  }
+  return m;
+}
+
+AsmResult run_asm(const fs::path& ws, const AsmOptions& o) {
+  AsmResult r;
+  r.workspace = ws;
+  core::WorkspaceConfig cfg = core::load_config(ws);
+  r.version = choose_version(ws, o.version);
+  r.arch = cfg.arch;
+  fs::path kernel = ws / cfg.kernel_file;
+  r.matmul_like = matmul_kernel(ws, kernel, o.matmul, &r.matmul_why);
+  Scratch scratch{core::make_temp_dir(fs::temp_directory_path(), "kgo-asm-")};
+  std::map<std::string, std::string> texts;  // output file name -> content
+
+  if (!o.files.empty()) {
+    r.source = "file";
+    for (const auto& f : o.files) {
+      std::string text = core::read_file(f);
+      if (text.find("ptxas info") != std::string::npos) {
+        auto res = parse_ptxas_report(text);
+        r.resources.insert(r.resources.end(), res.begin(), res.end());
+        continue;
+      }
+      if (text.find("REG:") != std::string::npos && text.find("Function") != std::string::npos &&
+          text.find("/*0000*/") == std::string::npos) {
+        auto res = parse_cuobjdump_resources(text);
+        r.resources.insert(r.resources.end(), res.begin(), res.end());
+        continue;
+      }
+      AsmKernel k;
+      k.name = f.stem().string();
+      IsaCounts c = count_any(text);
+      add_text(k, text, c.format);
+      if (c.format == "amdgcn") {
+        auto res = parse_amdgcn_resources(text);
+        r.resources.insert(r.resources.end(), res.begin(), res.end());
+      }
+      r.kernels.push_back(k);
+    }
+  } else if (cfg.framework == "cuda" || kernel.extension() == ".cu") {
+    r.source = "nvcc";
+    auto nvcc = find_tool("nvcc");
+    if (!nvcc) {
+      throw Error("nvcc not found in PATH or /usr/local/cuda/bin: kgo asm compiles kernel.cu with it; install "
+                  "the CUDA toolkit, or pass --file with a saved SASS/PTX",
+                  ExitCode::no_gpu);
+    }
+    if (!fs::exists(kernel)) throw Error("kernel file " + kernel.string() + " is missing", ExitCode::kernel_missing);
+    std::string sm = sm_arch(o.arch, cfg.arch);
+    fs::path cubin = scratch.dir / "kernel.cubin", ptx = scratch.dir / "kernel.ptx";
+    core::ProcessOptions po;
+    po.timeout = std::chrono::seconds(o.timeout_s);
+    auto c = core::run_process({nvcc->string(), "-cubin", "-O3", "-arch=" + sm, "-Xptxas", "-v", "-o",
+                                cubin.string(), kernel.string()}, po);
+    if (!c.ok()) throw Error("nvcc -cubin failed:\n" + c.err.substr(0, 3000), ExitCode::failure);
+    r.resources = parse_ptxas_report(c.err + c.out);
+    texts["ptxas_report.txt"] = c.err + c.out;
+    auto p = core::run_process({nvcc->string(), "-ptx", "-O3", "-arch=" + sm, "-o", ptx.string(), kernel.string()}, po);
+    AsmKernel k;
+    k.name = kernel.stem().string();
+    if (p.ok()) {
+      std::string text = core::read_file(ptx);
+      add_text(k, text, "ptx");
+      texts[k.name + ".ptx"] = text;
+    }
+    Tools tools = nvidia_tools({});
+    std::string sass = disassemble(cubin, tools, r.notes);
+    if (!sass.empty()) {
+      add_text(k, sass, "sass");
+      texts[k.name + ".sass"] = sass;
+    } else {
+      r.notes.push_back("no cuobjdump or nvdisasm: SASS not read; the targets are checked on PTX");
+    }
+    r.kernels.push_back(k);
+  } else {
+    r.source = "triton cache";
+    harness::Target target = harness::workspace_target(ws, cfg, o.target);
+    std::vector<long long> shape = first_shape(target);
+    fs::path cache = scratch.dir / "triton_cache";
+    fs::create_directories(cache);
+    HarnessRun run = run_once(target, shape, {}, {{"TRITON_CACHE_DIR", cache.string()}}, scratch.dir, 0, o.timeout_s);
+    if (!run.result.is_object() || run.result.value("verdict", "") != "PASS") {
+      throw Error("the kernel did not run (harness: " +
+                      (run.result.is_object() ? run.result.value("message", std::string("no message"))
+                                              : "no result; " + run.process.err.substr(0, 1500)) + ")",
+                  ExitCode::harness_error);
+    }
+    std::vector<fs::path> extra;
+    Tools tools = nvidia_tools({});
+    if (!tools.cuobjdump && !tools.nvdisasm) {
+      extra = triton_tool_dirs(target.python);
+      tools = nvidia_tools(extra);
+    }
+    std::map<std::string, AsmKernel> by_name;
+    std::vector<fs::path> found;
+    for (const auto& e : fs::recursive_directory_iterator(cache)) {
+      if (e.is_regular_file()) found.push_back(e.path());
+    }
+    std::sort(found.begin(), found.end());
+    for (const auto& f : found) {
+      std::string ext = f.extension().string(), name = f.stem().string();
+      if (name.rfind("__grp__", 0) == 0) continue;
+      AsmKernel& k = by_name[name];
+      k.name = name;
+      if (ext == ".ptx") {
+        std::string text = core::read_file(f);
+        add_text(k, text, "ptx");
+        texts[name + ".ptx"] = text;
+      } else if (ext == ".amdgcn") {
+        std::string text = core::read_file(f);
+        add_text(k, text, "amdgcn");
+        texts[name + ".amdgcn"] = text;
+        auto res = parse_amdgcn_resources(text);
+        r.resources.insert(r.resources.end(), res.begin(), res.end());
+      } else if (ext == ".cubin") {
+        std::string sass = disassemble(f, tools, r.notes);
+        if (!sass.empty()) {
+          add_text(k, sass, "sass");
+          texts[name + ".sass"] = sass;
+        }
+        auto res = cubin_resources(f, tools);
+        r.resources.insert(r.resources.end(), res.begin(), res.end());
+      } else if (ext == ".json") {
+        auto meta = nlohmann::json::parse(core::read_file(f), nullptr, false);
+        if (meta.is_object()) {
+          texts[name + ".json"] = meta.dump(2) + "\n";
+          ResourceUsage m = parse_triton_metadata(meta);
+          if (m.shared_bytes || m.registers) r.resources.push_back(m);
+        }
+      }
+    }
+    for (auto& [name, k] : by_name) {
+      if (k.sass || k.ptx || k.amdgcn) r.kernels.push_back(k);
+    }
+    if (r.kernels.empty()) {
+      throw Error("the Triton cache " + cache.string() + " held no compiled kernel after the run; is kernel.py a "
+                  "Triton kernel?", ExitCode::failure);
+    }
+    if (!tools.cuobjdump && !tools.nvdisasm && r.kernels.front().ptx) {
+      r.notes.push_back("no cuobjdump or nvdisasm (PATH, /usr/local/cuda/bin, Triton's bin): SASS not read; "
+                        "the targets are checked on PTX");
+    }
+  }
+
+  std::vector<IsaCounts> sass, ptx, amd;
+  for (const auto& k : r.kernels) {
+    if (k.sass) sass.push_back(*k.sass);
+    if (k.ptx) ptx.push_back(*k.ptx);
+    if (k.amdgcn) amd.push_back(*k.amdgcn);
+  }
+  std::optional<IsaCounts> machine, ptx_all;
+  if (!sass.empty()) machine = merge_counts(sass, "sass");
+  else if (!amd.empty()) machine = merge_counts(amd, "amdgcn");
+  if (!ptx.empty()) ptx_all = merge_counts(ptx, "ptx");
+  r.checks = evaluate_isa(r.arch, r.matmul_like, machine ? &*machine : nullptr, ptx_all ? &*ptx_all : nullptr,
+                          r.resources);
+
+  core::LockedWorkspace lock(ws);
+  fs::path dir = ws / "profiles" / core::version_name(r.version) / "asm";
+  std::error_code ec;
+  fs::create_directories(dir, ec);
+  if (ec) throw Error("cannot create " + dir.string() + ": " + ec.message(), ExitCode::not_writable);
+  auto rel = [&](const std::string& name) {
+    return (fs::path("profiles") / core::version_name(r.version) / "asm" / name).string();
+  };
+  for (const auto& [name, text] : texts) {
+    core::write_file_atomic(dir / name, text);
+    r.files.push_back(rel(name));
+  }
+  core::write_file_atomic(dir / "asm_summary.md", render_markdown(r));
+  r.files.push_back(rel("asm_summary.md"));
+  core::write_file_atomic(dir / "asm.json", to_json(r).dump(2) + "\n");
+  r.files.push_back(rel("asm.json"));
+  nlohmann::json progress = nlohmann::json::array();
+  for (const auto& c : r.checks) progress.push_back(progress_entry(c));
+  r.record_note = update_record_field(ws, r.version, "isa_metric_progress", progress);
+  return r;
+}
+
+nlohmann::json to_json(const AsmResult& r) {
+  nlohmann::json kernels = nlohmann::json::array(), res = nlohmann::json::array(), checks = nlohmann::json::array();
+  for (const auto& k : r.kernels) {
+    nlohmann::json j = {{"name", k.name}};
+    if (k.sass) j["sass"] = to_json(*k.sass);
+    if (k.ptx) j["ptx"] = to_json(*k.ptx);
+    if (k.amdgcn) j["amdgcn"] = to_json(*k.amdgcn);
+    kernels.push_back(j);
+  }
+  for (const auto& x : r.resources) res.push_back(to_json(x));
+  for (const auto& c : r.checks) checks.push_back(to_json(c));
+  return {{"workspace", r.workspace.string()}, {"version", core::version_name(r.version)},
+          {"source", r.source},                {"arch", r.arch},
+          {"matmul_like", r.matmul_like},      {"matmul_why", r.matmul_why},
+          {"kernels", kernels},                {"resources", res},
+          {"checks", checks},                  {"notes", r.notes},
+          {"files", r.files},                  {"record_updated", r.record_note.empty()},
+          {"record_note", r.record_note}};
+}
+
+std::string render_markdown(const AsmResult& r) {
+  auto opt = [](const auto& v) { return v ? std::to_string(*v) : std::string("n/a"); };
+  std::string s = fmt::format("# ISA summary ({}, {})\n\nSource: {}. Architecture: {}. Matrix kernel: {} ({}).\n",
+                              core::version_name(r.version), r.workspace.filename().string(), r.source, r.arch,
+                              r.matmul_like ? "yes" : "no", r.matmul_why);
+  s += "\n## ISA optimization targets\n\n| Target | Goal | Basis | Current | Met | Matched |\n|---|---|---|---|---|---|\n";
+  for (const auto& c : r.checks) {
+    std::string matched;
+    for (const auto& [m, n] : c.matched) matched += fmt::format("{}{} x{}", matched.empty() ? "" : ", ", m, n);
+    if (c.narrower) matched += fmt::format("{}narrower: {}", matched.empty() ? "" : "; ", c.narrower);
+    if (c.spill_counter) matched += fmt::format("{}compiler spill counters: {}", matched.empty() ? "" : "; ", *c.spill_counter);
+    s += fmt::format("| {} | {} | {} | {} | {} | {} |\n", c.title, c.target, c.basis.empty() ? "n/a" : c.basis,
+                     opt(c.current), c.met ? (*c.met ? "yes" : "no") : "n/a", matched.empty() ? "-" : matched);
+  }
+  s += "\n## Compiler resources\n\n| Kernel | Registers | Shared bytes | Stack bytes | Spill st/ld bytes | Local bytes | Source |\n|---|---|---|---|---|---|---|\n";
+  for (const auto& x : r.resources) {
+    s += fmt::format("| {} | {} | {} | {} | {}/{} | {} | {} |\n", x.kernel, opt(x.registers), opt(x.shared_bytes),
+                     opt(x.stack_bytes), opt(x.spill_store_bytes), opt(x.spill_load_bytes), opt(x.local_bytes), x.source);
+  }
+  s += "\n## Instruction counts\n\n| Kernel | Format | Instructions | Categories |\n|---|---|---|---|\n";
+  for (const auto& k : r.kernels) {
+    for (const auto* c : {k.sass ? &*k.sass : nullptr, k.ptx ? &*k.ptx : nullptr, k.amdgcn ? &*k.amdgcn : nullptr}) {
+      if (!c) continue;
+      std::string cats;
+      for (const auto& [name, n] : c->counts) cats += fmt::format("{}{} {}", cats.empty() ? "" : ", ", name, n);
+      s += fmt::format("| {} | {} | {} | {} |\n", k.name, c->format, c->instructions, cats.empty() ? "-" : cats);
+    }
+  }
+  for (const auto& n : r.notes) s += "\nNote: " + n + "\n";
+  return s;
+}
+
+std::string render_text(const AsmResult& r) {
+  std::string s = fmt::format("kgo asm {}: {} kernel(s) from {}; {} targets ({})\n", core::version_name(r.version),
+                              r.kernels.size(), r.source, r.arch, r.matmul_like ? "matrix kernel" : "no matrix targets");
+  for (const auto& c : r.checks) {
+    s += fmt::format("  {:<4} {:<40} current {:<6} target {}\n",
+                     c.met ? (*c.met ? "MET" : "MISS") : "n/a", c.title,
+                     c.current ? std::to_string(*c.current) : std::string("n/a"), c.target);
+  }
+  for (const auto& x : r.resources) {
+    s += fmt::format("  {}: {} registers, {} B shared, spills {}/{} B ({})\n", x.kernel,
+                     x.registers ? std::to_string(*x.registers) : "?", x.shared_bytes ? std::to_string(*x.shared_bytes) : "?",
+                     x.spill_store_bytes ? std::to_string(*x.spill_store_bytes) : "?",
+                     x.spill_load_bytes ? std::to_string(*x.spill_load_bytes) : "?", x.source);
+  }
+  for (const auto& n : r.notes) s += "  note: " + n + "\n";
+  s += "  record " + core::version_name(r.version) + ": " +
+       (r.record_note.empty() ? std::string("isa_metric_progress updated") : r.record_note) + "\n";
+  return s;
+}
+
+}  // namespace kgo::profiling

@@ -1,0 +1,345 @@
+#include "specs/operations.hpp"
+
+#include <algorithm>
+#include <map>
+
+#include "core/error.hpp"
+#include "core/files.hpp"
+#include "core/git.hpp"
+#include "core/lock.hpp"
+#include "core/workspace.hpp"
+#include "gpu-wiki-index/metrics.hpp"
+#include "specs/text.hpp"
+
+namespace kgo::specs {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+std::string name_key(const std::string& s) {
+  std::string out;
+  for (char c : lower(s)) {
+    bool alnum = std::isalnum(static_cast<unsigned char>(c));
+    if (alnum) {
+      out += c;
+    } else if (!out.empty() && out.back() != ' ') {
+      out += ' ';
+    }
+  }
+  return trim(out);
+}
+
+size_t metric_rank(const std::string& metric) {
+  const auto& all = wiki::canonical_metrics();
+  return static_cast<size_t>(std::find(all.begin(), all.end(), metric) - all.begin());
+}
+
+void sort_entries(Registry& reg) {
+  std::stable_sort(reg.specs.begin(), reg.specs.end(), [](const SpecEntry& a, const SpecEntry& b) {
+    return std::make_pair(metric_rank(a.metric), a.measured) < std::make_pair(metric_rank(b.metric), b.measured);
+  });
+}
+
+// Puts `e` in the slot of its metric and kind (datasheet/unknown share one slot, measured another).
+bool upsert(Registry& reg, const SpecEntry& e) {
+  for (auto& old : reg.specs) {
+    if (old.metric == e.metric && old.measured == e.measured) {
+      old = e;
+      sort_entries(reg);
+      return true;
+    }
+  }
+  reg.specs.push_back(e);
+  sort_entries(reg);
+  return false;
+}
+
+struct Session {
+  fs::path ws;
+  core::WorkspaceConfig cfg;
+  Registry reg;
+  WikiView view;
+  std::string product;
+};
+
+// Loads everything a mutation needs; the caller holds the lock.
+Session open_session(const fs::path& ws, const std::optional<fs::path>& wiki_dir) {
+  core::WorkspaceConfig cfg = core::load_config(ws);
+  Registry reg = load_registry(ws);
+  WikiView view = open_wiki(workspace_wiki(ws, wiki_dir));
+  bool has_values = std::any_of(reg.specs.begin(), reg.specs.end(), [](const SpecEntry& e) { return !e.unknown; });
+  std::error_code ec;
+  if (has_values && !reg.wiki_path.empty() && fs::canonical(reg.wiki_path, ec) != view.root()) {
+    throw Error("specs.json's entries cite the gpu-wiki at " + reg.wiki_path + ", but this command reads " +
+                    view.root().string() + "; pass --wiki " + reg.wiki_path +
+                    ", or remove those entries first (kgo spec remove <metric>)",
+                ExitCode::wiki_error);
+  }
+  std::string product = view.index().resolve_product(cfg.platform);
+  return Session{ws, std::move(cfg), std::move(reg), std::move(view), std::move(product)};
+}
+
+void save_and_commit(Session& s, const std::string& message) {
+  s.reg.platform = s.product;
+  s.reg.wiki_path = s.view.root().string();
+  s.reg.wiki_fingerprint = wiki::wiki_fingerprint(s.view.root());
+  save_registry(s.ws, s.reg);
+  std::error_code ec;
+  if (!fs::exists(s.ws / ".git", ec)) return;
+  core::GitRepo repo = core::GitRepo::open(s.ws);
+  auto changed = repo.changed_paths();
+  bool any = std::any_of(changed.begin(), changed.end(),
+                         [](const std::string& p) { return p == "specs.json" || p == "README.md"; });
+  if (!any) return;
+  repo.add({"specs.json", "README.md"});
+  repo.commit(message);
+}
+
+// The number as the wiki writes it in the fact's cell ("1,978.9", "~148"), else the value.
+std::string fact_number_text(const wiki::Fact& f) {
+  for (const auto& t : numbers_in(f.value_text)) {
+    if (same_value(t.value, f.value)) return t.text;
+  }
+  return (f.approximate ? "~" : "") + format_number(f.value);
+}
+
+std::string auto_label(const std::string& product, const std::string& metric, bool measured) {
+  std::string label = product + " " + wiki::metric_label(metric);
+  bool tensor = metric.find("_tensor") != std::string::npos;
+  if (measured) return label + " (measured)";
+  if (tensor && !wiki::is_sparse_metric(metric)) label += " (dense)";
+  return label;
+}
+
+// Verifies a fact as if the user had cited it, so `spec auto` passes the same gate as `spec add`.
+SpecEntry register_fact(Session& s, const wiki::Fact& f) {
+  Claim c{f.metric, s.product, f.value, fact_number_text(f), f.unit, Citation{f.file, f.line, ""}};
+  Verified v = verify_claim(s.view, c);
+  return make_entry(v, c, auto_label(s.product, f.metric, f.measured));
+}
+
+// Records `metric: UNKNOWN (gpu-wiki not found)` with its pitfall entry (one per metric).
+SpecEntry add_unknown(Session& s, const std::string& metric, const std::string& how) {
+  SpecEntry e;
+  e.metric = metric;
+  e.label = metric + ": UNKNOWN (gpu-wiki not found)";
+  e.product = s.product;
+  e.unknown = true;
+  e.added_at = core::utc_now_iso();
+  upsert(s.reg, e);
+  Pitfall p;
+  p.metric = metric;
+  p.error_message = e.label;
+  p.root_cause = "the gpu-wiki at " + s.view.root().string() + " states no " + metric + " for " + s.product;
+  p.fix_applied = "recorded as UNKNOWN by " + how + "; no value is used";
+  p.lesson = "ask the user whether a placeholder is acceptable; never fill the gap from memory or a similar product";
+  p.at = e.added_at;
+  auto& pits = s.reg.pitfalls;
+  pits.erase(std::remove_if(pits.begin(), pits.end(), [&](const Pitfall& x) { return x.metric == metric; }),
+             pits.end());
+  pits.push_back(p);
+  return e;
+}
+
+}  // namespace
+
+wiki::WikiLocation workspace_wiki(const fs::path& workspace, const std::optional<fs::path>& explicit_dir) {
+  if (explicit_dir) return wiki::locate_wiki(explicit_dir);
+  std::error_code ec;
+  auto text = core::try_read_file(workspace / "specs.json");
+  if (text) {
+    auto j = nlohmann::json::parse(*text, nullptr, false);
+    if (j.is_object() && j.value("wiki_path", "") != "" && fs::is_directory(j.value("wiki_path", ""), ec)) {
+      return wiki::WikiLocation{fs::canonical(j.value("wiki_path", ""), ec), false, "specs.json"};
+    }
+  }
+  if (fs::exists(workspace / "kgo.json", ec)) {
+    core::WorkspaceConfig cfg = core::load_config(workspace);
+    if (!cfg.wiki_path.empty() && fs::is_directory(cfg.wiki_path, ec)) {
+      return wiki::WikiLocation{fs::canonical(cfg.wiki_path, ec), cfg.wiki_embedded, "kgo.json"};
+    }
+  }
+  return wiki::locate_wiki(std::nullopt);
+}
+
+WikiView open_wiki(const wiki::WikiLocation& location) { return WikiView(wiki::WikiIndex::load(location)); }
+
+std::string metric_for_text(const std::string& text, const std::string& dtype) {
+  std::string t = trim(text);
+  if (wiki::is_canonical_metric(t)) return t;
+  std::string prefer;
+  auto dtype_metrics = compute_metrics_for_dtype(dtype);
+  if (!dtype_metrics.empty()) prefer = dtype_metrics.front();
+  if (auto m = wiki::metric_from_text(t, prefer)) return *m;
+  std::string names;
+  for (const auto& n : wiki::canonical_metrics()) names += (names.empty() ? "" : ", ") + n;
+  throw Error("'" + t + "' names no hardware metric kgo knows; name one of: " + names, ExitCode::unknown_metric);
+}
+
+std::vector<std::string> products_in_text(const std::string& text, const wiki::WikiIndex& index) {
+  std::vector<std::pair<std::string, std::string>> names;  // key, product
+  for (const auto& p : index.products()) names.emplace_back(name_key(p), p);
+  for (const auto& [alias, target] : index.aliases()) names.emplace_back(name_key(alias), target);
+  std::sort(names.begin(), names.end(), [](const auto& a, const auto& b) { return a.first.size() > b.first.size(); });
+  std::string padded = " " + name_key(text) + " ";
+  std::vector<bool> used(padded.size(), false);
+  std::vector<std::string> out;
+  auto add = [&](const std::string& p) {
+    if (std::find(out.begin(), out.end(), p) == out.end()) out.push_back(p);
+  };
+  for (const auto& [key, product] : names) {
+    if (key.empty()) continue;
+    for (size_t pos = padded.find(" " + key + " "); pos != std::string::npos;
+         pos = padded.find(" " + key + " ", pos + 1)) {
+      if (std::any_of(used.begin() + pos + 1, used.begin() + pos + 1 + key.size(), [](bool b) { return b; })) continue;
+      std::fill(used.begin() + pos + 1, used.begin() + pos + 1 + key.size(), true);
+      add(product);
+    }
+  }
+  // Bare names ("H100") of words with letters and digits not already matched.
+  size_t i = 1;
+  while (i < padded.size()) {
+    size_t end = padded.find(' ', i);
+    std::string word = padded.substr(i, end - i);
+    bool digit = std::any_of(word.begin(), word.end(), [](char c) { return std::isdigit(static_cast<unsigned char>(c)); });
+    bool alpha = std::any_of(word.begin(), word.end(), [](char c) { return std::isalpha(static_cast<unsigned char>(c)); });
+    if (!word.empty() && digit && alpha && !used[i]) {
+      try {
+        add(index.resolve_product(word));
+      } catch (const Error&) {
+        // Not a product name ("HBM3", "BF16"): nothing to check.
+      }
+    }
+    i = end + 1;
+  }
+  return out;
+}
+
+std::vector<std::string> compute_metrics_for_dtype(const std::string& dtype) {
+  std::string d = lower(trim(dtype));
+  std::vector<std::string> m;
+  if (d == "bf16" || d == "bfloat16") m = {"bf16_tensor"};
+  else if (d == "fp16" || d == "float16" || d == "half") m = {"fp16_tensor"};
+  else if (d.rfind("fp8", 0) == 0 || d.rfind("float8", 0) == 0) m = {"fp8_tensor"};
+  else if (d == "tf32") m = {"tf32_tensor"};
+  else if (d == "fp64" || d == "float64" || d == "double") m = {"fp64", "fp64_tensor"};
+  else if (d == "int8") m = {"int8_tensor"};
+  if (std::find(m.begin(), m.end(), "fp32") == m.end()) m.push_back("fp32");
+  return m;
+}
+
+AddResult add_spec(const fs::path& workspace, const std::optional<fs::path>& wiki_dir, const std::string& statement) {
+  SpecStatement st = parse_statement(statement);
+  core::WorkspaceLock lock(workspace);
+  Session s = open_session(workspace, wiki_dir);
+  std::string metric = metric_for_text(st.metric_text, s.cfg.dtype);
+  for (const auto& p : products_in_text(st.metric_text, s.view.index())) {
+    if (p != s.product) {
+      throw Error("the spec names " + p + ", but this workspace's platform is " + s.product +
+                      "; kgo never takes another product's numbers: cite a line about " + s.product,
+                  ExitCode::citation_rejected);
+    }
+  }
+  Claim c{metric, s.product, st.value, st.value_text, st.unit, st.citation};
+  Verified v = verify_claim(s.view, c);
+  AddResult r;
+  r.entry = make_entry(v, c, st.metric_text);
+  r.replaced = upsert(s.reg, r.entry);
+  save_and_commit(s, "spec: add " + metric + " (" + st.value_text + (st.unit.empty() ? "" : " " + st.unit) +
+                         " <- " + r.entry.citation + ")");
+  return r;
+}
+
+AutoResult auto_specs(const fs::path& workspace, const std::optional<fs::path>& wiki_dir) {
+  core::WorkspaceLock lock(workspace);
+  Session s = open_session(workspace, wiki_dir);
+  AutoResult r;
+  std::vector<std::string> needed = {"hbm_bandwidth"};
+  for (const auto& m : compute_metrics_for_dtype(s.cfg.dtype)) needed.push_back(m);
+  needed.push_back("sm_count");
+  needed.push_back("l2_cache");
+  for (const auto& metric : needed) {
+    auto facts = s.view.index().find(s.product, metric, false);
+    if (facts.empty()) {
+      if (!s.reg.get(metric, false)) r.unknown.push_back(metric);
+      continue;
+    }
+    std::vector<std::string> values;
+    for (const auto& f : facts) {
+      auto q = wiki::normalize(f.value, f.unit);
+      std::string key = q ? format_number(q->value) + q->dimension : format_number(f.value) + f.unit;
+      if (std::find(values.begin(), values.end(), key) == values.end()) values.push_back(key);
+    }
+    if (values.size() > 1) {
+      std::string sites;
+      for (const auto& f : facts) {
+        sites += (sites.empty() ? "" : ", ") + fact_number_text(f) + " " + f.unit + " at " + f.file + ":L" +
+                 std::to_string(f.line);
+      }
+      r.conflicts.push_back(metric + ": the wiki states different values (" + sites + "); pick one with kgo spec add");
+      continue;
+    }
+    SpecEntry e = register_fact(s, facts.front());
+    upsert(s.reg, e);
+    r.registered.push_back(e);
+  }
+  // Measured maxima: the newest measured document (by file name) per metric.
+  std::map<std::string, wiki::Fact> measured;
+  for (const auto& f : s.view.index().facts()) {
+    if (!f.measured || f.product != s.product) continue;
+    auto it = measured.find(f.metric);
+    if (it == measured.end() || f.file > it->second.file) measured[f.metric] = f;
+  }
+  for (const auto& [metric, f] : measured) {
+    SpecEntry e = register_fact(s, f);
+    upsert(s.reg, e);
+    r.registered.push_back(e);
+  }
+  for (const auto& metric : r.unknown) add_unknown(s, metric, "kgo spec auto");
+  save_and_commit(s, "spec: auto (" + std::to_string(r.registered.size()) + " cited, " +
+                         std::to_string(r.unknown.size()) + " unknown)");
+  return r;
+}
+
+SpecEntry record_unknown(const fs::path& workspace, const std::optional<fs::path>& wiki_dir,
+                         const std::string& metric_text) {
+  core::WorkspaceLock lock(workspace);
+  Session s = open_session(workspace, wiki_dir);
+  std::string metric = metric_for_text(metric_text, s.cfg.dtype);
+  auto facts = s.view.index().find(s.product, metric, false);
+  if (!facts.empty()) {
+    const auto& f = facts.front();
+    throw Error("the gpu-wiki states " + metric + " for " + s.product + ": " + fact_number_text(f) + " " + f.unit +
+                    " <- <gpu-wiki>/" + f.file + ":L" + std::to_string(f.line) +
+                    "; register it with kgo spec add (or kgo spec auto) instead of recording UNKNOWN",
+                ExitCode::usage);
+  }
+  SpecEntry e = add_unknown(s, metric, "kgo spec unknown");
+  save_and_commit(s, "spec: " + metric + " UNKNOWN (gpu-wiki not found)");
+  return e;
+}
+
+size_t remove_spec(const fs::path& workspace, const std::string& metric_text) {
+  core::WorkspaceLock lock(workspace);
+  Registry reg = load_registry(workspace);
+  std::string metric = metric_for_text(metric_text);
+  size_t before = reg.specs.size();
+  reg.specs.erase(std::remove_if(reg.specs.begin(), reg.specs.end(),
+                                 [&](const SpecEntry& e) { return e.metric == metric; }),
+                  reg.specs.end());
+  size_t removed = before - reg.specs.size();
+  if (removed == 0) {
+    throw Error("no spec for " + metric + " is registered; `kgo spec list` shows what is", ExitCode::missing_spec);
+  }
+  save_registry(workspace, reg);
+  std::error_code ec;
+  if (fs::exists(workspace / ".git", ec)) {
+    core::GitRepo repo = core::GitRepo::open(workspace);
+    repo.add({"specs.json", "README.md"});
+    repo.commit("spec: remove " + metric);
+  }
+  return removed;
+}
+
+}  // namespace kgo::specs

@@ -1,0 +1,54 @@
+#pragma once
+// The `kgo spec` operations on a workspace's registry: add a cited spec, register what the
+// roofline needs (auto), record a gap (unknown), remove. Each mutation runs under the
+// workspace lock, verifies against the wiki, saves specs.json + README and commits both.
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "gpu-wiki-index/wiki_location.hpp"
+#include "specs/registry.hpp"
+#include "specs/verify.hpp"
+
+namespace kgo::specs {
+
+// The wiki a workspace's specs are checked against: `--wiki` when given, else the wiki the
+// registry (or kgo.json) recorded when it still exists, else wiki::locate_wiki's default.
+wiki::WikiLocation workspace_wiki(const std::filesystem::path& workspace,
+                                  const std::optional<std::filesystem::path>& explicit_dir);
+
+// Opens the wiki's index (cached) for verification.
+WikiView open_wiki(const wiki::WikiLocation& location);
+
+// The canonical metric free text names; throws Error(unknown_metric) listing the canonical names.
+std::string metric_for_text(const std::string& text, const std::string& dtype = "");
+
+// Products the text names (declared aliases, canonical names, bare names such as "H100").
+std::vector<std::string> products_in_text(const std::string& text, const wiki::WikiIndex& index);
+
+// The compute metrics the roofline needs for a dtype (fp32 always included).
+std::vector<std::string> compute_metrics_for_dtype(const std::string& dtype);
+
+struct AddResult {
+  SpecEntry entry;
+  bool replaced = false;  // an entry for the same metric (and kind) was there before
+};
+AddResult add_spec(const std::filesystem::path& workspace, const std::optional<std::filesystem::path>& wiki_dir,
+                   const std::string& statement);
+
+struct AutoResult {
+  std::vector<SpecEntry> registered;   // datasheet and measured entries written
+  std::vector<std::string> unknown;    // needed metrics the wiki does not state (recorded UNKNOWN)
+  std::vector<std::string> conflicts;  // needed metrics stated with different values (not registered)
+};
+AutoResult auto_specs(const std::filesystem::path& workspace, const std::optional<std::filesystem::path>& wiki_dir);
+
+SpecEntry record_unknown(const std::filesystem::path& workspace,
+                         const std::optional<std::filesystem::path>& wiki_dir, const std::string& metric_text);
+
+// Removes every entry (datasheet, measured, unknown) of the metric; returns how many.
+// Throws Error(missing_spec) when none is registered.
+size_t remove_spec(const std::filesystem::path& workspace, const std::string& metric_text);
+
+}  // namespace kgo::specs

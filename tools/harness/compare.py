@@ -1,0 +1,99 @@
+"""Comparison of a kernel output with its float64 reference: the error figures of one output."""
+import math
+
+import torch
+
+
+def _num(x):
+    x = float(x)
+    return x if math.isfinite(x) else None
+
+
+def compare(name, out, ref, atol, rtol, max_rel_err, expected_dtype=None):
+    """Report dict of one output (see result.schema.json#/$defs/output_report) plus 'passed'."""
+    rep = {"name": name, "max_abs_err": None, "mean_abs_err": None, "rel_err": None, "allclose": False,
+           "mismatches": 0, "numel": 0, "nonfinite": 0, "first_bad_index": None, "first_bad_got": None,
+           "first_bad_expected": None, "message": "", "passed": False}
+    if not isinstance(out, torch.Tensor) or type(out) is not torch.Tensor:
+        rep["message"] = (f"output '{name}' is {type(out).__name__}, not a plain torch.Tensor "
+                          "(tensor subclasses and deferred results are rejected)")
+        return rep
+    ref = ref.detach()
+    if tuple(out.shape) != tuple(ref.shape):
+        if out.numel() == ref.numel() and out.is_contiguous():
+            out = out.reshape(ref.shape)
+        else:
+            rep["message"] = f"output '{name}' has shape {tuple(out.shape)}, the reference {tuple(ref.shape)}"
+            return rep
+    rep["numel"] = ref.numel()
+    o = out.detach().to(device=ref.device, dtype=torch.float64)
+    r = ref.to(torch.float64)
+    fin_r = torch.isfinite(r)
+    fin_o = torch.isfinite(o)
+    both = fin_r & fin_o
+    # Where the reference itself is NaN/Inf the output must match it exactly; elsewhere NaN/Inf never passes.
+    same_nonfinite = (~fin_r) & ((o == r) | (torch.isnan(o) & torch.isnan(r)))
+    diff = torch.where(both, (o - r).abs(), torch.zeros_like(o))
+    close = (both & (diff <= atol + rtol * r.abs())) | same_nonfinite
+    bad = ~close
+    rep["mismatches"] = int(bad.sum())
+    rep["nonfinite"] = int((fin_r & ~fin_o).sum())
+    if rep["numel"]:
+        if rep["nonfinite"]:
+            rep["max_abs_err"] = None
+            rep["rel_err"] = None
+        else:
+            rep["max_abs_err"] = _num(diff.max())
+            ref_norm = float(torch.linalg.vector_norm(torch.where(fin_r, r, torch.zeros_like(r))))
+            err_norm = float(torch.linalg.vector_norm(diff))
+            rep["rel_err"] = _num(err_norm / ref_norm) if ref_norm > 0 else _num(err_norm)
+        rep["mean_abs_err"] = _num(diff.sum() / max(int(both.sum()), 1))
+    rep["allclose"] = rep["mismatches"] == 0
+    if rep["mismatches"]:
+        flat = int(torch.nonzero(bad.reshape(-1))[0])
+        idx = []
+        for dim in reversed(ref.shape):
+            idx.append(flat % dim)
+            flat //= dim
+        idx = list(reversed(idx))
+        rep["first_bad_index"] = idx
+        rep["first_bad_got"] = _num(o[tuple(idx)]) if o.dim() else _num(o)
+        rep["first_bad_expected"] = _num(r[tuple(idx)]) if r.dim() else _num(r)
+    msgs = []
+    if expected_dtype is not None and out.dtype != expected_dtype:
+        msgs.append(f"output '{name}' is {str(out.dtype).replace('torch.', '')}, expected "
+                    f"{str(expected_dtype).replace('torch.', '')}")
+    if rep["nonfinite"]:
+        msgs.append(f"{rep['nonfinite']} NaN/Inf values where the reference is finite")
+    if rep["mismatches"]:
+        got = rep["first_bad_got"]
+        msgs.append(f"{rep['mismatches']}/{rep['numel']} elements outside atol={atol:g} rtol={rtol:g}; "
+                    f"first at {rep['first_bad_index']}: got {got if got is not None else 'nan/inf'}, "
+                    f"expected {rep['first_bad_expected']}")
+    rel_ok = rep["rel_err"] is not None and rep["rel_err"] <= max_rel_err
+    if rep["rel_err"] is not None and not rel_ok:
+        msgs.append(f"rel_err {rep['rel_err']:.3g} > max_rel_err {max_rel_err:g}")
+    rep["passed"] = rep["allclose"] and rel_ok and not msgs
+    rep["message"] = "; ".join(msgs) if msgs else "ok"
+    return rep
+
+
+def bitwise_equal(a, b):
+    """True when two tensors hold the same bits (NaN payloads and signed zeros included)."""
+    if not (isinstance(a, torch.Tensor) and isinstance(b, torch.Tensor)):
+        return False
+    if a.shape != b.shape or a.dtype != b.dtype:
+        return False
+    a = a.detach().contiguous()
+    b = b.detach().contiguous()
+    if a.numel() == 0:
+        return True
+    return bool(torch.equal(a.reshape(-1).view(torch.uint8), b.reshape(-1).view(torch.uint8)))
+
+
+def max_diff(a, b):
+    try:
+        d = (a.detach().double() - b.detach().double()).abs()
+        return _num(torch.nan_to_num(d, nan=float("inf")).max()) if d.numel() else 0.0
+    except Exception:
+        return None

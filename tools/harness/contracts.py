@@ -1,0 +1,424 @@
+"""The three kernel contracts (seed, op, cuda) behind one interface: a Problem loads the kernel once and
+makes Cases (one input set each) that can run the kernel, its float64 reference and its eager baseline."""
+import hashlib
+import importlib.util
+import inspect
+import math
+import pathlib
+import sys
+
+import torch
+
+from harness import cuda_contract, ops
+from harness.protocol import parse_value
+
+
+class LoadError(Exception):
+    """The kernel or reference cannot be used; the message names the fix (verdict FAIL)."""
+
+
+def sha256_file(path):
+    return hashlib.sha256(pathlib.Path(path).read_bytes()).hexdigest()
+
+
+def torch_dtype(name):
+    dt = getattr(torch, name, None)
+    if not isinstance(dt, torch.dtype):
+        raise LoadError(f"unknown dtype '{name}'; use a torch dtype name such as float32, bfloat16, float16")
+    return dt
+
+
+_modules = {}
+
+
+def import_file(path, sha):
+    """Imports a Python file once per content hash (the warm worker keeps it)."""
+    key = (str(path), sha)
+    if key in _modules:
+        return _modules[key]
+    path = pathlib.Path(path)
+    directory = str(path.parent)
+    if directory not in sys.path:
+        sys.path.insert(0, directory)
+    name = f"kgo_{path.stem}_{sha[:16]}"
+    spec = importlib.util.spec_from_file_location(name, path)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    try:
+        spec.loader.exec_module(module)
+    except Exception as e:
+        del sys.modules[name]
+        raise LoadError(f"importing {path.name} failed: {type(e).__name__}: {e}") from e
+    _modules[key] = module
+    return module
+
+
+def _is_float(t):
+    return isinstance(t, torch.Tensor) and t.dtype.is_floating_point
+
+
+def upcast(value):
+    if _is_float(value):
+        return value.detach().to(torch.float64).clone()
+    if isinstance(value, torch.Tensor):
+        return value.detach().clone()
+    return value
+
+
+def poison(t):
+    """Fills a buffer with NaN (floats) or the largest integer, so unwritten elements are visible."""
+    if t.dtype.is_floating_point:
+        t.fill_(float("nan"))
+    elif t.dtype == torch.bool:
+        t.fill_(True)
+    else:
+        t.fill_(torch.iinfo(t.dtype).max)
+
+
+def as_list(value, names=None):
+    if value is None:
+        return None
+    if isinstance(value, dict):
+        return [value[n] for n in names] if names else list(value.values())
+    if isinstance(value, (list, tuple)):
+        return list(value)
+    return [value]
+
+
+def tolerance_overrides(module):
+    """ATOL/RTOL/MAX_REL_ERR set at ref.py's module level (upper or lower case)."""
+    found = {}
+    for key in ("atol", "rtol", "max_rel_err"):
+        for name in (key.upper(), key):
+            if module is not None and isinstance(getattr(module, name, None), (int, float)):
+                found[key] = float(getattr(module, name))
+                break
+    return found
+
+
+class Problem:
+    def __init__(self, req):
+        self.req = req
+        self.device = req["device"]
+        self.kernel_path = pathlib.Path(req["kernel"])
+        self.sha = sha256_file(self.kernel_path)
+        self.dtype = torch_dtype(req["dtype"])
+        self.args = {k: parse_value(v) for k, v in req["args"].items()}
+        self.op = ops.lookup(req.get("op"))
+        if req.get("op") and self.op is None:
+            raise LoadError(f"op '{req['op']}' is not in the harness's op catalog ({', '.join(ops.names())}); "
+                            "use the seed contract (setup/run_kernel + ref.py) for other ops")
+        self.ref_module = None
+        self.reference_dtype = "float64"
+        self.compile_s = 0.0
+        self.contract = self._resolve_contract(req["contract"])
+        self.entry = None
+        if req.get("reference"):
+            self.ref_module = import_file(req["reference"], sha256_file(req["reference"]))
+        if self.contract == "cuda":
+            self._load_cuda()
+        else:
+            self.module = import_file(self.kernel_path, self.sha)
+            if self.contract == "op":
+                self._load_op()
+            else:
+                self._load_seed()
+
+    def _resolve_contract(self, contract):
+        if contract != "auto":
+            return contract
+        if self.kernel_path.suffix in (".cu", ".cuh"):
+            return "cuda"
+        text = self.kernel_path.read_text(errors="replace")
+        if "def setup" in text and "def run_kernel" in text:
+            return "seed"
+        return "op"
+
+    # --- loading -------------------------------------------------------------------------------
+    def _load_op(self):
+        if self.op is None:
+            raise LoadError("op mode needs the op name (--op, e.g. softmax) to make inputs and pick the torch "
+                            f"reference; catalog: {', '.join(ops.names())}")
+        self.entry = self.req.get("entry") or self.op.entry
+        fn = getattr(self.module, self.entry, None)
+        if not callable(fn):
+            public = [n for n, v in vars(self.module).items() if callable(v) and n.startswith("triton_")]
+            raise LoadError(f"{self.kernel_path.name} defines no function '{self.entry}'"
+                            + (f" (it has {', '.join(public)}; pass --entry)" if public else
+                               f"; expose {self.op.signature}"))
+        self.fn = fn
+        if self.ref_module is not None:
+            ref = getattr(self.ref_module, "reference", None)
+            if not callable(ref):
+                raise LoadError("ref.py defines no reference(...) function")
+            self.ref_fn = ref
+        else:
+            self.ref_fn = self.op.reference
+        try:
+            params = inspect.signature(fn).parameters.values()
+            var = any(p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD) for p in params)
+            self.fn_params = None if var else len(params)
+        except (TypeError, ValueError):
+            self.fn_params = None
+
+    def _load_seed(self):
+        for name in ("setup", "run_kernel"):
+            if not callable(getattr(self.module, name, None)):
+                raise LoadError(f"{self.kernel_path.name} lacks {name}(**kw) required by the seed contract")
+        if self.ref_module is None or not callable(getattr(self.ref_module, "reference", None)):
+            raise LoadError("the seed contract needs ref.py with reference(**kw); pass --reference ref.py")
+        self.ref_fn = self.ref_module.reference
+
+    def _load_cuda(self):
+        if self.device != "cuda":
+            raise LoadError("the CUDA contract needs a GPU (--device cuda); kernel.cu cannot run on the CPU")
+        from harness.protocol import cache_dir
+        self.params = cuda_contract.parse_solve(self.kernel_path.read_text(errors="replace"))
+        arch = self.req.get("arch")
+        if not arch:
+            major, minor = torch.cuda.get_device_capability()
+            arch = f"sm_{major}{minor}"
+        try:
+            so, _, seconds = cuda_contract.compile_so(self.kernel_path, arch, cache_dir(self.req))
+        except cuda_contract.ContractError as e:
+            raise LoadError(str(e)) from e
+        self.compile_s = seconds
+        self.solve, self._lib = cuda_contract.load_solve(so, self.params)
+        if self.ref_module is not None:
+            self.ref_fn = self.ref_module.reference
+        elif self.op is not None:
+            self.ref_fn = None
+        else:
+            raise LoadError("the CUDA contract needs ref.py with reference(**kw) or --op naming a catalog op")
+
+    # --- cases ---------------------------------------------------------------------------------
+    def tolerance(self, dtype_default):
+        atol, rtol, rel = dtype_default
+        scale = self.op.tolerance_scale if self.op else 1.0
+        tol = {"atol": atol * scale, "rtol": rtol * scale, "max_rel_err": rel * scale}
+        source = "default"
+        over = tolerance_overrides(self.ref_module)
+        if over:
+            tol.update(over)
+            source = "ref.py"
+        for key in ("atol", "rtol", "max_rel_err"):
+            if self.req.get(key) is not None:
+                tol[key] = float(self.req[key])
+                source = "request"
+        tol["source"] = source
+        return tol
+
+    def case(self, shape, seed, trial):
+        gen = torch.Generator(device=self.device)
+        gen.manual_seed(seed)
+        torch.manual_seed(seed)
+        if self.contract == "op":
+            return OpCase(self, shape, gen, trial)
+        if self.contract == "seed":
+            return SeedCase(self, shape, seed)
+        return CudaCase(self, shape, gen)
+
+    def default_shapes(self):
+        return [list(s) for s in (self.op.default_shapes if self.op else [[64, 1024], [33, 1000]])]
+
+    def work(self, shape, case):
+        """(bytes, flops) by the harness's own count, for sizes kgo sent no work for."""
+        if self.op is not None and self.contract == "op":
+            return self.op.bytes(shape, self.dtype.itemsize), self.op.flops(shape)
+        total = sum(t.numel() * t.element_size() for t in case.input_tensors().values())
+        total += sum(t.numel() * t.element_size() for t in case.output_buffers())
+        flops = self.op.flops(shape) if self.op is not None else None
+        return total, flops
+
+
+class OpCase:
+    def __init__(self, problem, shape, gen, trial):
+        self.p = problem
+        self.shape = list(shape)
+        self.args = problem.op.make(self.shape, problem.dtype, gen, problem.device, problem.args, trial)
+        if problem.fn_params is not None and problem.fn_params < len(self.args):
+            # An entry with fewer parameters than the torch op (e.g. add without alpha) gets the leading ones.
+            self.args = self.args[:problem.fn_params]
+        self.output_names = ["out"]
+        self._ref = None
+
+    def input_tensors(self):
+        return {f"arg{i}": a for i, a in enumerate(self.args) if isinstance(a, torch.Tensor)}
+
+    def output_buffers(self):
+        return []
+
+    def poison_outputs(self):
+        pass
+
+    def run(self):
+        return as_list(self.p.fn(*self.args))
+
+    def reference64(self):
+        if self._ref is None:
+            self._ref = as_list(self.p.ref_fn(*[upcast(a) for a in self.args]))
+        return self._ref
+
+    def expected_dtypes(self):
+        return [self.p.dtype] * len(self.reference64())
+
+    def eager(self):
+        fn, args = self.p.ref_fn, self.args
+        return lambda: fn(*args)
+
+    def eager_callable(self):
+        return self.p.ref_fn, self.args, {}
+
+
+class SeedCase:
+    def __init__(self, problem, shape, seed):
+        self.p = problem
+        self.shape = list(shape)
+        kw = dict(problem.args)
+        dtype_name = str(problem.dtype).replace("torch.", "")
+        try:
+            made = problem.module.setup(shape=tuple(shape), dtype=dtype_name, seed=seed, device=problem.device,
+                                        **kw)
+        except Exception as e:
+            raise LoadError(f"setup(shape={tuple(shape)}, dtype={dtype_name}, seed={seed}, "
+                            f"device={problem.device}) raised {type(e).__name__}: {e}") from e
+        if not isinstance(made, dict) or "inputs" not in made or "outputs" not in made:
+            raise LoadError('setup() must return {"inputs": {...}, "outputs": [names]}')
+        self.inputs = made["inputs"]
+        self.output_names = list(made["outputs"])
+        missing = [n for n in self.output_names if not isinstance(self.inputs.get(n), torch.Tensor)]
+        if missing:
+            raise LoadError(f"setup() lists outputs {missing} that are not tensors in its inputs dict")
+        self._ref = None
+
+    def input_tensors(self):
+        return {k: v for k, v in self.inputs.items()
+                if isinstance(v, torch.Tensor) and k not in self.output_names}
+
+    def output_buffers(self):
+        return [self.inputs[n] for n in self.output_names]
+
+    def poison_outputs(self):
+        for t in self.output_buffers():
+            poison(t)
+
+    def run(self):
+        self.p.module.run_kernel(**self.inputs)
+        return self.output_buffers()
+
+    def _ref_kwargs(self, to64):
+        kw = {}
+        for k, v in self.inputs.items():
+            if k in self.output_names:
+                buf = torch.empty_like(v, dtype=torch.float64 if (to64 and v.dtype.is_floating_point) else v.dtype)
+                poison(buf)
+                kw[k] = buf
+            else:
+                kw[k] = upcast(v) if to64 else (v.detach().clone() if isinstance(v, torch.Tensor) else v)
+        return kw
+
+    def reference64(self):
+        if self._ref is None:
+            try:
+                kw = self._ref_kwargs(True)
+                got = as_list(self.p.ref_fn(**kw), self.output_names)
+            except Exception:
+                # A reference that cannot run in float64 runs in the kernel's dtype (reported).
+                self.p.reference_dtype = str(self.p.dtype).replace("torch.", "")
+                kw = self._ref_kwargs(False)
+                got = as_list(self.p.ref_fn(**kw), self.output_names)
+            self._ref = got if got is not None else [kw[n] for n in self.output_names]
+        return self._ref
+
+    def expected_dtypes(self):
+        return [t.dtype for t in self.output_buffers()]
+
+    def eager(self):
+        kw = self._ref_kwargs(False)
+        fn = self.p.ref_fn
+        names = self.output_names
+        return lambda: as_list(fn(**kw), names) or [kw[n] for n in names]
+
+    def eager_callable(self):
+        return self.p.ref_fn, [], self._ref_kwargs(False)
+
+
+class CudaCase:
+    def __init__(self, problem, shape, gen):
+        self.p = problem
+        self.shape = list(shape)
+        n = math.prod(shape)
+        self.scalars = cuda_contract.scalar_values(problem.params, shape, problem.args)
+        self.buffers = {}
+        for prm in problem.params:
+            if not prm.pointer:
+                continue
+            numel = int(problem.args.get(f"{prm.name}_numel", n))
+            dt = torch_dtype(cuda_contract.POINTEE[prm.base])
+            if prm.const:
+                self.buffers[prm.name] = ops.randn([numel], dt, gen, "cuda")
+            else:
+                self.buffers[prm.name] = torch.empty(numel, dtype=dt, device="cuda")
+        self.output_names = [prm.name for prm in problem.params if prm.pointer and not prm.const]
+        self._ref = None
+
+    def input_tensors(self):
+        return {k: v for k, v in self.buffers.items() if k not in self.output_names}
+
+    def output_buffers(self):
+        return [self.buffers[n] for n in self.output_names]
+
+    def poison_outputs(self):
+        for t in self.output_buffers():
+            poison(t)
+
+    def _call_args(self):
+        return [self.buffers[p.name].data_ptr() if p.pointer else self.scalars[p.name] for p in self.p.params]
+
+    def run(self):
+        self.p.solve(*self._call_args())
+        return self.output_buffers()
+
+    def _kwargs(self, to64):
+        kw = {}
+        for prm in self.p.params:
+            if prm.pointer:
+                v = self.buffers[prm.name]
+                if prm.name in self.output_names:
+                    buf = torch.empty_like(v, dtype=torch.float64 if (to64 and v.dtype.is_floating_point) else v.dtype)
+                    poison(buf)
+                    kw[prm.name] = buf
+                else:
+                    kw[prm.name] = upcast(v) if to64 else v.clone()
+            else:
+                kw[prm.name] = self.scalars[prm.name]
+        return kw
+
+    def reference64(self):
+        if self._ref is None:
+            if self.p.ref_fn is None:
+                ins = [upcast(self.buffers[n]).view(self.shape) for n in self.input_tensors()]
+                self._ref = [r.reshape(-1) for r in as_list(self.p.op.reference(*ins))]
+            else:
+                kw = self._kwargs(True)
+                got = as_list(self.p.ref_fn(**kw), self.output_names)
+                self._ref = got if got is not None else [kw[n] for n in self.output_names]
+        return self._ref
+
+    def expected_dtypes(self):
+        return [t.dtype for t in self.output_buffers()]
+
+    def eager(self):
+        if self.p.ref_fn is None:
+            ins = [self.buffers[n].view(self.shape) for n in self.input_tensors()]
+            op = self.p.op
+            return lambda: as_list(op.reference(*ins))
+        kw = self._kwargs(False)
+        fn = self.p.ref_fn
+        names = self.output_names
+        return lambda: as_list(fn(**kw), names) or [kw[n] for n in names]
+
+    def eager_callable(self):
+        if self.p.ref_fn is None:
+            return self.p.op.reference, [self.buffers[n].view(self.shape) for n in self.input_tensors()], {}
+        return self.p.ref_fn, [], self._kwargs(False)

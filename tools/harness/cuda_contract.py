@@ -1,0 +1,181 @@
+"""The CUDA contract: parse `extern "C" void solve(...)`, compile kernel.cu with nvcc into a shared library
+cached by content hash, and call it through ctypes. Pointers to const are inputs, other pointers outputs."""
+import ctypes
+import hashlib
+import os
+import re
+import shutil
+import subprocess
+import tempfile
+from dataclasses import dataclass
+
+POINTEE = {
+    "float": "float32", "double": "float64", "half": "float16", "__half": "float16",
+    "__nv_bfloat16": "bfloat16", "nv_bfloat16": "bfloat16", "int": "int32", "int32_t": "int32",
+    "unsigned int": "int32", "uint32_t": "int32", "long": "int64", "long long": "int64",
+    "int64_t": "int64", "unsigned long": "int64", "uint64_t": "int64", "short": "int16",
+    "int16_t": "int16", "unsigned short": "int16", "char": "int8", "int8_t": "int8",
+    "signed char": "int8", "unsigned char": "uint8", "uint8_t": "uint8", "bool": "bool",
+}
+SCALAR = {
+    "int": ctypes.c_int, "int32_t": ctypes.c_int32, "unsigned int": ctypes.c_uint, "unsigned": ctypes.c_uint,
+    "uint32_t": ctypes.c_uint32, "long": ctypes.c_long, "long long": ctypes.c_longlong,
+    "int64_t": ctypes.c_int64, "unsigned long": ctypes.c_ulong, "uint64_t": ctypes.c_uint64,
+    "size_t": ctypes.c_size_t, "short": ctypes.c_short, "unsigned short": ctypes.c_ushort,
+    "char": ctypes.c_char, "unsigned char": ctypes.c_ubyte, "bool": ctypes.c_bool,
+    "float": ctypes.c_float, "double": ctypes.c_double,
+}
+QUALIFIERS = {"const", "__restrict__", "__restrict", "restrict", "volatile"}
+
+
+class ContractError(Exception):
+    pass
+
+
+@dataclass
+class Param:
+    name: str
+    base: str          # C type without qualifiers
+    pointer: bool
+    const: bool        # pointer to const: an input
+
+    @property
+    def is_float_scalar(self):
+        return not self.pointer and self.base in ("float", "double")
+
+
+def _strip_comments(src):
+    src = re.sub(r"/\*.*?\*/", " ", src, flags=re.S)
+    return re.sub(r"//[^\n]*", " ", src)
+
+
+def parse_solve(source):
+    """The parameters of `extern "C" void solve(...)`. Raises ContractError naming the fix."""
+    src = _strip_comments(source)
+    if not re.search(r'extern\s+"C"', src):
+        raise ContractError('kernel.cu has no extern "C" block; declare `extern "C" void solve(...)` so '
+                            "the harness can find it with ctypes")
+    m = re.search(r"\bvoid\s+solve\s*\(([^)]*)\)", src)
+    if not m:
+        raise ContractError('kernel.cu defines no `void solve(...)`; add `extern "C" void solve(<pointers>, '
+                            '<sizes>)` that launches your kernel')
+    params = []
+    text = m.group(1).strip()
+    if not text or text == "void":
+        raise ContractError("solve() takes no parameters; it needs at least one output pointer")
+    for raw in text.split(","):
+        raw = raw.strip()
+        star = raw.find("*")
+        pointer = star >= 0
+        head = raw[:star] if pointer else raw
+        tail = raw[star:].replace("*", " ") if pointer else ""
+        tokens = re.findall(r"[A-Za-z_][A-Za-z0-9_]*", head)
+        tail_tokens = [t for t in re.findall(r"[A-Za-z_][A-Za-z0-9_]*", tail) if t not in QUALIFIERS]
+        if pointer:
+            if not tail_tokens:
+                raise ContractError(f"solve() parameter '{raw}' has no name; name every parameter")
+            name = tail_tokens[-1]
+            const = "const" in tokens
+            base = " ".join(t for t in tokens if t not in QUALIFIERS)
+        else:
+            if len(tokens) < 2:
+                raise ContractError(f"solve() parameter '{raw}' has no name; name every parameter")
+            name = tokens[-1]
+            const = False
+            base = " ".join(t for t in tokens[:-1] if t not in QUALIFIERS)
+        if pointer and base not in POINTEE:
+            raise ContractError(f"solve() parameter '{name}' points to '{base}', which the harness cannot "
+                                f"allocate; use one of {', '.join(sorted(POINTEE))}")
+        if not pointer and base not in SCALAR:
+            raise ContractError(f"solve() parameter '{name}' has scalar type '{base}', which the harness "
+                                f"cannot pass; use int, long, size_t, float or double")
+        params.append(Param(name=name, base=base, pointer=pointer, const=const))
+    if not any(p.pointer and not p.const for p in params):
+        raise ContractError("solve() has no non-const pointer, so nothing is an output; mark inputs "
+                            "`const T*` and outputs `T*`")
+    return params
+
+
+def nvcc_path():
+    found = shutil.which("nvcc")
+    if found:
+        return found
+    for home in (os.environ.get("CUDA_HOME"), os.environ.get("CUDA_PATH"), "/usr/local/cuda"):
+        if home and os.path.isfile(os.path.join(home, "bin", "nvcc")):
+            return os.path.join(home, "bin", "nvcc")
+    return None
+
+
+def nvcc_version(path):
+    try:
+        out = subprocess.run([path, "--version"], capture_output=True, text=True, timeout=30).stdout
+    except Exception:
+        return None
+    m = re.search(r"release\s+([0-9.]+),\s*V([0-9.]+)", out)
+    return m.group(2) if m else out.strip().splitlines()[-1] if out.strip() else None
+
+
+FLAGS = ["-O3", "-lineinfo", "-shared", "-Xcompiler", "-fPIC"]
+
+
+def compile_so(source_path, arch, cache_root):
+    """Path of the shared library for kernel.cu, compiled at most once per content/arch/nvcc version.
+    Returns (path, compiled_now: bool, seconds)."""
+    nvcc = nvcc_path()
+    if nvcc is None:
+        raise ContractError("nvcc is not on PATH (nor in $CUDA_HOME/bin); install the CUDA toolkit or add "
+                            "it to PATH to use the CUDA contract")
+    with open(source_path, "rb") as f:
+        source = f.read()
+    version = nvcc_version(nvcc) or "unknown"
+    key = hashlib.sha256(source + f"\0{arch}\0{version}\0{' '.join(FLAGS)}".encode()).hexdigest()
+    out_dir = cache_root / "cuda"
+    out_dir.mkdir(parents=True, exist_ok=True)
+    target = out_dir / f"{key}.so"
+    if target.is_file():
+        return target, False, 0.0
+    import time
+    start = time.perf_counter()
+    fd, tmp = tempfile.mkstemp(suffix=".so", dir=out_dir)
+    os.close(fd)
+    cmd = [nvcc, f"-arch={arch}", *FLAGS, "-o", tmp, str(source_path)]
+    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=600)
+    if proc.returncode != 0:
+        os.unlink(tmp)
+        raise ContractError(f"nvcc failed ({' '.join(cmd)}):\n{proc.stderr.strip()[-3000:]}")
+    os.replace(tmp, target)
+    return target, True, time.perf_counter() - start
+
+
+def load_solve(so_path, params):
+    lib = ctypes.CDLL(str(so_path))
+    fn = lib.solve
+    fn.restype = None
+    fn.argtypes = [ctypes.c_void_p if p.pointer else SCALAR[p.base] for p in params]
+    return fn, lib
+
+
+def scalar_values(params, shape, args):
+    """Values of the scalar parameters: args by name; else integer scalars are the shape's axes (as many as
+    the shape has) or its element count (a single one); float scalars default to 1.0 (eps: 1e-5)."""
+    import math
+    values = {}
+    ints = [p for p in params if not p.pointer and not p.is_float_scalar and p.name not in args]
+    for p in params:
+        if p.pointer:
+            continue
+        if p.name in args:
+            values[p.name] = args[p.name]
+        elif p.is_float_scalar:
+            values[p.name] = 1e-5 if "eps" in p.name.lower() else 1.0
+    if ints:
+        if len(ints) == len(shape):
+            for p, dim in zip(ints, shape):
+                values[p.name] = dim
+        elif len(ints) == 1:
+            values[ints[0].name] = math.prod(shape)
+        else:
+            names = ", ".join(p.name for p in ints)
+            raise ContractError(f"solve() has integer parameters {names} that match neither the shape "
+                                f"{list(shape)} nor its element count; pass them with --arg name=value")
+    return values

@@ -1,0 +1,18 @@
+#!/usr/bin/env python3
+"""kgo's correctness and timing harness: `kgo_harness.py <check|bench|env|run-once|catalog|serve>`.
+Reads one JSON request on stdin and writes one JSON result on stdout (tools/harness/PROTOCOL.md)."""
+import pathlib
+import sys
+
+_TOOLS = str(pathlib.Path(__file__).resolve().parents[1])
+# Import the package as `harness` from tools/, never this folder's modules as top-level names (a kernel
+# directory on sys.path could otherwise shadow them).
+sys.path[0] = _TOOLS
+
+if __name__ == "__main__":
+    if len(sys.argv) == 3 and sys.argv[1] == "__worker__":
+        from harness.worker import main
+        main(int(sys.argv[2]))
+    else:
+        from harness.supervisor import cli
+        sys.exit(cli(sys.argv[1:]))

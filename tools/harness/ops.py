@@ -1,0 +1,182 @@
+"""The op catalog: how to make inputs for an op-mode kernel, its torch reference, the aten ops that count
+as delegation, and a work estimate used only when kgo's roofline catalog sent none."""
+import math
+from dataclasses import dataclass, field
+from typing import Callable
+
+import torch
+import torch.nn.functional as F
+
+
+@dataclass
+class Op:
+    name: str
+    aliases: tuple
+    signature: str            # the entry's call, e.g. "triton_softmax(x)"
+    shape_meaning: str
+    inputs: str
+    reference_text: str
+    make: Callable            # (shape, dtype, gen, device, args, trial) -> list of call arguments
+    reference: Callable       # (*args) -> tensor
+    aten: tuple               # aten ops whose presence in the kernel's call means delegation
+    bytes_text: str
+    flops_text: str
+    bytes: Callable           # (shape, element_size) -> int
+    flops: Callable           # (shape) -> int
+    tolerance_scale: float = 1.0   # multiplies the per-dtype atol/rtol (matmul accumulates error)
+    default_shapes: list = field(default_factory=lambda: [[64, 1024], [33, 1000]])
+
+    @property
+    def entry(self):
+        return "triton_" + self.name
+
+
+def _numel(shape):
+    return math.prod(shape)
+
+
+def randn(shape, dtype, gen, device):
+    """Fresh normal values (never zeros), drawn in float32 and rounded to `dtype`."""
+    if dtype.is_floating_point:
+        return torch.randn(shape, generator=gen, device=device, dtype=torch.float32).to(dtype)
+    info = torch.iinfo(dtype)
+    return torch.randint(max(info.min, -100), min(info.max, 100), shape, generator=gen,
+                         device=device, dtype=dtype)
+
+
+def _scalar(args, key, default):
+    return float(args[key]) if key in args else default
+
+
+def _alpha(args, trial, gen):
+    if "alpha" in args:
+        return float(args["alpha"])
+    # Trial 0 uses the common alpha=1; later trials a random one, so a kernel that ignores alpha fails.
+    if trial == 0:
+        return 1.0
+    return round(float(torch.rand((), generator=gen, device=gen.device)) * 3.0 - 1.5, 3)
+
+
+def _last(shape):
+    return shape[-1]
+
+
+def _rows(shape):
+    return _numel(shape) // shape[-1]
+
+
+def _unary(name, fn, aten, flops_per, text, flops_text):
+    return Op(name=name, aliases=(), signature=f"triton_{name}(x)", shape_meaning="any shape",
+              inputs="x ~ N(0,1)", reference_text=text,
+              make=lambda s, dt, g, dev, a, t: [randn(s, dt, g, dev)],
+              reference=fn, aten=aten,
+              bytes_text="2 * numel * elsize", flops_text=flops_text,
+              bytes=lambda s, e: 2 * _numel(s) * e, flops=lambda s: flops_per * _numel(s))
+
+
+def _layer_norm_make(s, dt, g, dev, a, t):
+    n = s[-1]
+    return [randn(s, dt, g, dev), randn([n], dt, g, dev), randn([n], dt, g, dev), _scalar(a, "eps", 1e-5)]
+
+
+def _rms_norm_make(s, dt, g, dev, a, t):
+    return [randn(s, dt, g, dev), randn([s[-1]], dt, g, dev), _scalar(a, "eps", 1e-5)]
+
+
+def _matmul_make(s, dt, g, dev, a, t):
+    m, n, k = s
+    return [randn([m, k], dt, g, dev), randn([k, n], dt, g, dev)]
+
+
+def _mm_bytes(s, e):
+    m, n, k = s
+    return (m * k + k * n + m * n) * e
+
+
+OPS = [
+    _unary("softmax", lambda x: torch.softmax(x, dim=-1), ("aten::softmax", "aten::_softmax"), 5,
+           "torch.softmax(x, dim=-1)", "5 * numel (max, sub, exp, sum, div)"),
+    _unary("log_softmax", lambda x: torch.log_softmax(x, dim=-1),
+           ("aten::log_softmax", "aten::_log_softmax"), 5, "torch.log_softmax(x, dim=-1)", "5 * numel"),
+    _unary("gelu", lambda x: F.gelu(x), ("aten::gelu",), 8, "torch.nn.functional.gelu(x) (erf form)",
+           "8 * numel (erf counted as a few ops)"),
+    _unary("relu", lambda x: torch.relu(x), ("aten::relu", "aten::clamp_min", "aten::threshold"), 1,
+           "torch.relu(x)", "numel"),
+    _unary("silu", lambda x: F.silu(x), ("aten::silu",), 4, "torch.nn.functional.silu(x)", "4 * numel"),
+    Op(name="layer_norm", aliases=("layernorm", "layer-norm"),
+       signature="triton_layer_norm(x, weight, bias, eps)",
+       shape_meaning="[..., n]: normalised over the last axis",
+       inputs="x ~ N(0,1); weight, bias ~ N(0,1) of shape [n]; eps = args.eps or 1e-5",
+       reference_text="F.layer_norm(x, (n,), weight, bias, eps)",
+       make=_layer_norm_make,
+       reference=lambda x, w, b, eps: F.layer_norm(x, (x.shape[-1],), w, b, eps),
+       aten=("aten::layer_norm", "aten::native_layer_norm"),
+       bytes_text="2 * numel * elsize + 2 * n * elsize", flops_text="8 * numel",
+       bytes=lambda s, e: 2 * _numel(s) * e + 2 * _last(s) * e, flops=lambda s: 8 * _numel(s)),
+    Op(name="rms_norm", aliases=("rmsnorm",), signature="triton_rms_norm(x, weight, eps)",
+       shape_meaning="[..., n]: normalised over the last axis",
+       inputs="x ~ N(0,1); weight ~ N(0,1) of shape [n]; eps = args.eps or 1e-5",
+       reference_text="F.rms_norm(x, (n,), weight, eps)", make=_rms_norm_make,
+       reference=lambda x, w, eps: F.rms_norm(x, (x.shape[-1],), w, eps),
+       aten=("aten::rms_norm", "aten::_fused_rms_norm"),
+       bytes_text="2 * numel * elsize + n * elsize", flops_text="5 * numel",
+       bytes=lambda s, e: 2 * _numel(s) * e + _last(s) * e, flops=lambda s: 5 * _numel(s)),
+    Op(name="add", aliases=("vector_add", "elementwise_add"), signature="triton_add(x, y, alpha)",
+       shape_meaning="any shape", inputs="x, y ~ N(0,1); alpha = args.alpha, else 1 on trial 0, random later",
+       reference_text="torch.add(x, y, alpha=alpha)",
+       make=lambda s, dt, g, dev, a, t: [randn(s, dt, g, dev), randn(s, dt, g, dev), _alpha(a, t, g)],
+       reference=lambda x, y, alpha=1.0: torch.add(x, y, alpha=alpha), aten=("aten::add", "aten::add_"),
+       bytes_text="3 * numel * elsize", flops_text="2 * numel",
+       bytes=lambda s, e: 3 * _numel(s) * e, flops=lambda s: 2 * _numel(s)),
+    Op(name="mul", aliases=("vector_mul",), signature="triton_mul(x, y)", shape_meaning="any shape",
+       inputs="x, y ~ N(0,1)", reference_text="torch.mul(x, y)",
+       make=lambda s, dt, g, dev, a, t: [randn(s, dt, g, dev), randn(s, dt, g, dev)],
+       reference=lambda x, y: torch.mul(x, y), aten=("aten::mul", "aten::mul_"),
+       bytes_text="3 * numel * elsize", flops_text="numel",
+       bytes=lambda s, e: 3 * _numel(s) * e, flops=lambda s: _numel(s)),
+    Op(name="sum", aliases=("row_sum", "reduce_sum"), signature="triton_sum(x)",
+       shape_meaning="[..., n]: summed over the last axis", inputs="x ~ N(0,1)",
+       reference_text="x.sum(dim=-1)", make=lambda s, dt, g, dev, a, t: [randn(s, dt, g, dev)],
+       reference=lambda x: x.sum(dim=-1), aten=("aten::sum",),
+       bytes_text="numel * elsize + rows * elsize", flops_text="numel",
+       bytes=lambda s, e: _numel(s) * e + _rows(s) * e, flops=lambda s: _numel(s)),
+    Op(name="matmul", aliases=("gemm", "mm"), signature="triton_matmul(a, b)",
+       shape_meaning="[M, N, K]: a is [M, K], b is [K, N]", inputs="a, b ~ N(0,1)",
+       reference_text="torch.matmul(a, b)", make=_matmul_make, reference=lambda a, b: torch.matmul(a, b),
+       aten=("aten::matmul", "aten::mm", "aten::bmm", "aten::addmm"),
+       bytes_text="(M*K + K*N + M*N) * elsize", flops_text="2 * M * N * K",
+       bytes=_mm_bytes, flops=lambda s: 2 * s[0] * s[1] * s[2], tolerance_scale=20.0,
+       default_shapes=[[64, 64, 64], [33, 65, 127]]),
+]
+
+_BY_NAME = {}
+for _op in OPS:
+    _BY_NAME[_op.name] = _op
+    for _alias in _op.aliases:
+        _BY_NAME[_alias] = _op
+
+
+def lookup(name):
+    """The op for a name or alias (case-insensitive), or None."""
+    if not name:
+        return None
+    return _BY_NAME.get(name.strip().lower().replace("torch.", ""))
+
+
+def names():
+    return sorted(op.name for op in OPS)
+
+
+def catalog():
+    return [{"name": op.name, "aliases": list(op.aliases), "entry": op.entry, "signature": op.signature,
+             "shape_meaning": op.shape_meaning, "inputs": op.inputs, "reference": op.reference_text,
+             "aten": list(op.aten), "bytes": op.bytes_text, "flops": op.flops_text,
+             "default_shapes": op.default_shapes} for op in OPS]
+
+
+def edge_shapes(rank):
+    """Edge shapes of a rank: all ones, all 17s (neither a power of two nor a multiple of a warp), and
+    4097 (one past a power of two) on the last axis, the one kernels tile."""
+    if rank == 1:
+        return [[1], [17], [4097]]
+    return [[1] * rank, [17] * rank, [3] * (rank - 1) + [4097]]

@@ -1,0 +1,144 @@
+"""Request defaults, validation and the result skeleton of the harness protocol (PROTOCOL.md).
+Standard library only: the supervisor imports this without torch."""
+import json
+import os
+import pathlib
+
+PROTOCOL = 1
+COMMANDS = ("check", "bench", "env", "run-once", "catalog", "shutdown")
+NEEDS_KERNEL = ("check", "bench", "run-once")
+SCHEMA_DIR = pathlib.Path(__file__).resolve().parents[2] / "schemas" / "harness"
+
+BENCH_DEFAULTS = {"runs": 10, "warmup": 3, "warmup_ms": 25.0, "graph": "auto", "graph_threshold_us": 20.0,
+                  "graph_batch": 20, "rotate": "auto", "flush_l2": True, "baselines": ["eager", "compile"],
+                  "check_outputs": True}
+DEFAULTS = {"protocol": PROTOCOL, "reference": None, "contract": "auto", "op": None, "entry": None,
+            "dtype": "float32", "shapes": [], "edge_shapes": True, "trials": 3, "seed": 42,
+            "device": "cuda", "args": {}, "atol": None, "rtol": None, "max_rel_err": None,
+            "determinism": "bitwise", "delegation": True, "case_timeout_s": 30.0, "total_timeout_s": None,
+            "isolate": "request", "arch": None, "cache_dir": None, "work": []}
+BENCH_SHAPES = [[256, 256], [1024, 1024], [4096, 4096]]
+
+# Per-dtype defaults: (atol, rtol, max_rel_err). float32 follows the seed's correctness_check
+# (atol 1e-4, rtol 1e-3); half types follow KernelBench/torchbench (1e-2); fp8 is looser still.
+TOLERANCES = {
+    "float64": (1e-7, 1e-7, 1e-7),
+    "float32": (1e-4, 1e-3, 1e-3),
+    "float16": (1e-2, 1e-2, 1e-2),
+    "bfloat16": (2e-2, 2e-2, 2e-2),
+    "float8_e4m3fn": (1.25e-1, 1.25e-1, 1e-1),
+    "float8_e5m2": (2.5e-1, 2.5e-1, 2e-1),
+}
+INT_TOLERANCE = (0.0, 0.0, 0.0)
+
+
+class RequestError(Exception):
+    """The request is invalid; the message names the field and the fix."""
+
+
+def _schema_errors(request):
+    try:
+        import jsonschema
+    except ImportError:
+        return []
+    path = SCHEMA_DIR / "request.schema.json"
+    if not path.is_file():
+        return []
+    schema = json.loads(path.read_text())
+    validator = jsonschema.Draft202012Validator(schema)
+    return [f"{'/'.join(map(str, e.absolute_path)) or '(top)'}: {e.message}"
+            for e in validator.iter_errors(request)]
+
+
+def normalize(request, command=None):
+    """Validates `request` and returns it with every default filled in. Raises RequestError."""
+    if not isinstance(request, dict):
+        raise RequestError("the request must be one JSON object")
+    errors = _schema_errors(request)
+    if errors:
+        raise RequestError("invalid request: " + "; ".join(errors[:5]) +
+                           " (see schemas/harness/request.schema.json)")
+    req = dict(DEFAULTS)
+    req.update(request)
+    req["bench"] = {**BENCH_DEFAULTS, **request.get("bench", {})}
+    req["run_once"] = {"warmup": 1, "nvtx": "kgo_run", **request.get("run_once", {})}
+    cmd = command or request.get("command")
+    if request.get("command") and command and request["command"] != command:
+        raise RequestError(f"request says command '{request['command']}' but the harness was run as "
+                           f"'{command}'; drop the field or make them agree")
+    if cmd not in COMMANDS:
+        raise RequestError(f"unknown command '{cmd}'; use one of {', '.join(COMMANDS)}")
+    req["command"] = cmd
+    if req.get("protocol") != PROTOCOL:
+        raise RequestError(f"protocol {req.get('protocol')} is not supported; this harness speaks {PROTOCOL}")
+    if cmd in NEEDS_KERNEL:
+        if not req.get("kernel"):
+            raise RequestError(f"'{cmd}' needs \"kernel\": the path of kernel.py or kernel.cu")
+        kernel = pathlib.Path(req["kernel"]).expanduser()
+        if not kernel.is_file():
+            raise RequestError(f"kernel file {kernel} does not exist; pass an existing kernel.py/kernel.cu")
+        req["kernel"] = str(kernel.resolve())
+        if req.get("reference"):
+            ref = pathlib.Path(req["reference"]).expanduser()
+            if not ref.is_file():
+                raise RequestError(f"reference file {ref} does not exist; pass ref.py or null")
+            req["reference"] = str(ref.resolve())
+    if req["total_timeout_s"] is None:
+        req["total_timeout_s"] = 600.0 if cmd == "bench" else 60.0
+    if not req["shapes"] and cmd in ("bench", "run-once"):
+        req["shapes"] = [list(s) for s in BENCH_SHAPES] if cmd == "bench" else [[1024, 1024]]
+    req["args"] = {k: str(v) for k, v in req["args"].items()}
+    return req
+
+
+def tolerance(dtype_name):
+    if dtype_name in TOLERANCES:
+        return TOLERANCES[dtype_name]
+    if dtype_name.startswith(("int", "uint", "bool")):
+        return INT_TOLERANCE
+    return TOLERANCES["float32"]
+
+
+def parse_value(text):
+    """'3' -> 3, '1e-5' -> 1e-5, 'true' -> True, anything else stays a string."""
+    if not isinstance(text, str):
+        return text
+    low = text.strip().lower()
+    if low in ("true", "false"):
+        return low == "true"
+    for conv in (int, float):
+        try:
+            return conv(text)
+        except ValueError:
+            pass
+    return text
+
+
+def skeleton(command, req=None):
+    req = req or {}
+    return {"protocol": PROTOCOL, "command": command, "verdict": "ERROR", "message": "", "error": None,
+            "kernel_sha256": None, "contract": None, "op": req.get("op"), "entry": req.get("entry"),
+            "dtype": req.get("dtype"), "device": req.get("device"), "warnings": [],
+            "worker": {"warm": False, "pid": None, "restarts": 0}, "timing": {}}
+
+
+def error_result(command, message, req=None):
+    res = skeleton(command if command in COMMANDS else "check", req)
+    res["error"] = message
+    res["message"] = message
+    return res
+
+
+def merge_verdicts(statuses):
+    """CRASH beats TIMEOUT_FAIL beats FAIL beats PASS (SKIPPED is ignored)."""
+    order = ["CRASH", "TIMEOUT_FAIL", "FAIL"]
+    for v in order:
+        if v in statuses:
+            return v
+    return "PASS"
+
+
+def cache_dir(req):
+    base = req.get("cache_dir") or os.environ.get("KGO_CACHE_DIR") or os.path.join(
+        os.path.expanduser("~"), ".cache", "kgo")
+    return pathlib.Path(base)

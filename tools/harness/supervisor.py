@@ -1,0 +1,323 @@
+"""The supervisor: the process kgo starts. It validates the request, runs it in a worker child that leads
+its own process group, enforces per-case and total timeouts by killing that group, turns a dead worker into
+a CRASH verdict, and writes exactly one JSON result. `serve` keeps the worker warm between requests.
+Standard library only, so it starts fast and survives a broken torch install."""
+import collections
+import json
+import os
+import pathlib
+import select
+import signal
+import subprocess
+import sys
+import threading
+import time
+
+from harness import protocol
+
+ENTRY = pathlib.Path(__file__).resolve().parent / "kgo_harness.py"
+
+
+def log(text):
+    sys.stderr.write(f"kgo-harness: {text}\n")
+    sys.stderr.flush()
+
+
+class Worker:
+    def __init__(self, device):
+        self.device = device
+        read_fd, write_fd = os.pipe()
+        env = dict(os.environ)
+        if device == "cpu":
+            env["TRITON_INTERPRET"] = "1"
+        else:
+            env.pop("TRITON_INTERPRET", None)
+        env["PYTHONUNBUFFERED"] = "1"
+        self.started = time.perf_counter()
+        self.proc = subprocess.Popen([sys.executable, str(ENTRY), "__worker__", str(write_fd)],
+                                     stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                                     pass_fds=(write_fd,), start_new_session=True, env=env, text=True)
+        os.close(write_fd)
+        self.fd = read_fd
+        self.buf = b""
+        self.tail = collections.deque(maxlen=60)
+        self.thread = threading.Thread(target=self._pump_stderr, daemon=True)
+        self.thread.start()
+        self.import_s = None
+        self.pid = self.proc.pid
+        self.alive = True
+
+    def _pump_stderr(self):
+        for line in self.proc.stderr:
+            self.tail.append(line.rstrip("\n"))
+            sys.stderr.write(line)
+        sys.stderr.flush()
+
+    def stderr_tail(self, n=15):
+        return "\n".join(list(self.tail)[-n:])
+
+    def send(self, obj):
+        self.proc.stdin.write(json.dumps(obj) + "\n")
+        self.proc.stdin.flush()
+
+    def next(self, deadline):
+        """The next message, "timeout" when the deadline passed, or "eof" when the worker is gone."""
+        while b"\n" not in self.buf:
+            remaining = deadline - time.perf_counter()
+            if remaining <= 0:
+                return "timeout"
+            ready, _, _ = select.select([self.fd], [], [], min(remaining, 1.0))
+            if not ready:
+                continue
+            chunk = os.read(self.fd, 1 << 16)
+            if not chunk:
+                return "eof"
+            self.buf += chunk
+        line, self.buf = self.buf.split(b"\n", 1)
+        return json.loads(line)
+
+    def kill(self):
+        if self.alive:
+            try:
+                os.killpg(self.pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+            self.proc.wait()
+            self.alive = False
+            os.close(self.fd)
+
+    def close(self):
+        if not self.alive:
+            return
+        try:
+            self.send({"command": "shutdown"})
+            self.proc.stdin.close()
+            self.proc.wait(timeout=10)
+        except Exception:
+            pass
+        self.kill()
+
+    def exit_description(self):
+        self.proc.wait()
+        self.thread.join(timeout=2)
+        rc = self.proc.returncode
+        if rc is not None and rc < 0:
+            try:
+                name = signal.Signals(-rc).name
+            except ValueError:
+                name = f"signal {-rc}"
+            return f"the worker died from {name}"
+        return f"the worker exited with status {rc}"
+
+
+class Session:
+    """Holds the (warm) worker across requests."""
+
+    def __init__(self):
+        self.worker = None
+        self.restarts = 0
+        self.served = 0
+
+    def get(self, device, deadline):
+        warm = self.worker is not None and self.worker.alive and self.worker.device == device
+        if not warm:
+            if self.worker is not None:
+                self.worker.close()
+                self.restarts += 1 if self.served else 0
+            self.worker = Worker(device)
+            msg = self.worker.next(deadline)
+            if not isinstance(msg, dict) or msg.get("type") != "ready":
+                detail = msg.get("message") if isinstance(msg, dict) else (
+                    "timed out starting" if msg == "timeout" else self.worker.exit_description())
+                self.worker.kill()
+                self.worker = None
+                raise RuntimeError(f"the harness worker could not start: {detail}")
+            self.worker.import_s = msg["import_s"]
+        return self.worker, warm
+
+    def close(self):
+        if self.worker is not None:
+            self.worker.close()
+            self.worker = None
+
+
+def _partial(res, plan, done, failing_index, failing_case):
+    if plan is None:
+        return
+    cases = []
+    for i, p in enumerate(plan):
+        if i in done:
+            cases.append(done[i])
+        elif i == failing_index and failing_case is not None:
+            cases.append({**p, **failing_case})
+        else:
+            cases.append({**p, "status": "SKIPPED", "message": "not run after the failure above"})
+    res["cases"] = cases
+
+
+def _exchange(worker, req, deadline, res, done=None):
+    """Sends one request and follows its messages; returns the worker's result dict or None (res set)."""
+    worker.send(req)
+    plan, done, current, case_deadline, label = None, dict(done or {}), None, None, ""
+    current_timeout = float(req["case_timeout_s"])
+    while True:
+        msg = worker.next(min(deadline, case_deadline or deadline))
+        if msg == "timeout":
+            worker.kill()
+            case_timed_out = case_deadline is not None and case_deadline <= deadline
+            limit = current_timeout if case_timed_out else req["total_timeout_s"]
+            what = f"{label} exceeded its {limit:g} s timeout" if case_timed_out else \
+                f"the request exceeded its total timeout of {req['total_timeout_s']:g} s" + (
+                    f" (during {label})" if label else "")
+            res.update({"verdict": "TIMEOUT_FAIL", "message": what})
+            _partial(res, plan, done, current, {"status": "TIMEOUT_FAIL", "message": what})
+            return None
+        if msg == "eof":
+            why = worker.exit_description()
+            text = f"{why} during {label or req['command']}; stderr tail:\n{worker.stderr_tail()}"
+            worker.kill()
+            res.update({"verdict": "CRASH", "message": text.splitlines()[0] if label else text})
+            res["error"] = text
+            _partial(res, plan, done, current, {"status": "CRASH", "message": text})
+            return None
+        kind = msg.get("type")
+        if kind == "plan":
+            plan = msg["cases"]
+        elif kind == "case_start":
+            current, label = msg["index"], msg.get("label", "")
+            current_timeout = float(msg.get("timeout_s") or req["case_timeout_s"])
+            case_deadline = time.perf_counter() + current_timeout
+            total = len(plan) if plan else "?"
+            log(f"[{current + 1}/{total}] {req['command']} {label}")
+        elif kind == "case_done":
+            done[msg["index"]] = msg["case"]
+            current, case_deadline = None, None
+        elif kind == "crash":
+            case = msg.get("case") or {}
+            worker.proc.wait()
+            worker.kill()
+            text = case.get("message", "CUDA error")
+            res.update({"verdict": "CRASH", "message": f"{label}: {text}" if label else text})
+            _partial(res, plan, done, current, {"status": "CRASH", **case})
+            return None
+        elif kind == "result":
+            return msg["result"]
+
+
+def run_request(req, session):
+    """Runs one normalized request; always returns a result dict."""
+    start = time.perf_counter()
+    res = protocol.skeleton(req["command"], req)
+    deadline = start + float(req["total_timeout_s"])
+    try:
+        worker, warm = session.get(req.get("device", "cuda"), deadline)
+    except RuntimeError as e:
+        if req["command"] == "env":
+            from harness import envinfo
+            rep = envinfo.env_report(req.get("device", "cuda"))
+            res.update(rep)
+            res["missing"] = rep["missing"] + [str(e)]
+            res.update({"verdict": "FAIL", "ready": False, "message": str(e)})
+        else:
+            res.update({"verdict": "CRASH", "message": str(e), "error": str(e)})
+        res["timing"] = {"wall_s": time.perf_counter() - start}
+        return res
+    worker_start_s = 0.0 if warm else time.perf_counter() - start
+    res["worker"] = {"warm": warm, "pid": worker.pid, "restarts": session.restarts}
+    if req.get("isolate") == "case" and req["command"] == "check":
+        got = _isolated(req, session, deadline, res)
+    else:
+        got = _exchange(worker, req, deadline, res)
+    session.served += 1
+    if got is not None:
+        res["warnings"] = list(res.get("warnings", [])) + list(got.pop("warnings", []))
+        res.update(got)
+    timing = dict(res.get("timing") or {})
+    timing.update({"wall_s": time.perf_counter() - start, "worker_start_s": worker_start_s,
+                   "import_s": 0.0 if warm else worker.import_s})
+    if timing.get("device_s") is not None:
+        timing["host_s"] = timing["wall_s"] - timing["device_s"]
+    res["timing"] = timing
+    if res["verdict"] == "ERROR" and not res.get("error"):
+        res["error"] = res["message"]
+    return res
+
+
+def _isolated(req, session, deadline, res):
+    """isolate=case: every case in a fresh worker; a last worker runs delegation and the verdict."""
+    cases = []
+    while True:
+        session.close()
+        worker, _ = session.get(req.get("device", "cuda"), deadline)
+        done = {i: c for i, c in enumerate(cases)}
+        got = _exchange(worker, dict(req, _only_case=len(cases), _prior_cases=cases), deadline, res, done)
+        if got is None or "tolerance" in got:
+            return got
+        cases = cases + got.get("cases", [])
+
+
+def read_request(text):
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as e:
+        raise protocol.RequestError(f"the request is not valid JSON: {e}")
+
+
+def one_shot(command, text):
+    try:
+        req = protocol.normalize(read_request(text), command)
+    except protocol.RequestError as e:
+        return protocol.error_result(command, str(e)), 2
+    session = Session()
+    try:
+        return run_request(req, session), 0
+    finally:
+        session.close()
+
+
+def serve():
+    session = Session()
+    try:
+        for line in sys.stdin:
+            if not line.strip():
+                continue
+            try:
+                raw = read_request(line)
+                if isinstance(raw, dict) and raw.get("command") == "shutdown":
+                    break
+                req = protocol.normalize(raw)
+                res = run_request(req, session)
+            except protocol.RequestError as e:
+                res = protocol.error_result(raw.get("command") if isinstance(raw, dict) else "check", str(e))
+            sys.stdout.write(json.dumps(res, allow_nan=False) + "\n")
+            sys.stdout.flush()
+    finally:
+        session.close()
+    return 0
+
+
+USAGE = """usage: kgo_harness.py <check|bench|env|run-once|catalog> [--request FILE]   (request JSON on stdin)
+       kgo_harness.py serve                                                  (one request per line)
+Protocol: tools/harness/PROTOCOL.md; schemas: schemas/harness/*.schema.json"""
+
+
+def cli(argv):
+    if not argv or argv[0] in ("-h", "--help"):
+        print(USAGE)
+        return 0 if argv else 2
+    command = argv[0]
+    if command == "serve":
+        return serve()
+    if command not in protocol.COMMANDS or command == "shutdown":
+        sys.stderr.write(f"kgo-harness: unknown command '{command}'\n{USAGE}\n")
+        return 2
+    if len(argv) == 3 and argv[1] == "--request":
+        text = pathlib.Path(argv[2]).read_text()
+    else:
+        text = sys.stdin.read()
+        if not text.strip():
+            text = "{}" if command in ("env", "catalog") else text
+    res, rc = one_shot(command, text)
+    sys.stdout.write(json.dumps(res, allow_nan=False, indent=1) + "\n")
+    sys.stdout.flush()
+    return rc
