@@ -12,6 +12,7 @@ void register_all(CLI::App& app, Context& ctx) {
   register_plan(app, ctx);     // iteration plans: new, check
   register_iterate(app, ctx);  // accept / reject an iteration (commits), verify
   register_restart(app, ctx);  // partial restart: mask about half of the records
+  register_roofline(app, ctx);  // roofline targets from registered specs (Stop Conditions)
 }
 
 }  // namespace kgo::cli

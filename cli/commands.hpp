@@ -12,5 +12,6 @@ void register_memory(CLI::App& app, Context& ctx);
 void register_plan(CLI::App& app, Context& ctx);
 void register_iterate(CLI::App& app, Context& ctx);
 void register_restart(CLI::App& app, Context& ctx);
+void register_roofline(CLI::App& app, Context& ctx);
 
 }  // namespace kgo::cli

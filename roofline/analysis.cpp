@@ -10,7 +10,12 @@
 
 namespace kgo::roofline {
 
-std::string SpecRef::cited() const { return fmt_cited(value, unit) + " <- " + citation; }
+std::string SpecRef::as_written() const {
+  std::string number = value_text.empty() ? fmt::format("{}", value) : value_text;
+  return unit.empty() ? number : number + " " + unit;
+}
+
+std::string SpecRef::cited() const { return as_written() + " <- " + citation; }
 
 std::string to_string(Bound b) {
   switch (b) {
@@ -39,7 +44,7 @@ Bound classify(double ai_over_ridge) {
 namespace {
 
 SpecRef to_ref(const specs::SpecEntry& e) {
-  return {e.metric, e.value, e.unit, e.si_value, e.citation, e.measured};
+  return {e.metric, e.value, e.value_text, e.unit, e.si_value, e.citation, e.measured};
 }
 
 std::optional<SpecRef> usable(const specs::Registry& reg, const std::string& metric, bool prefer_measured) {

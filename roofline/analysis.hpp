@@ -14,12 +14,14 @@ namespace kgo::roofline {
 struct SpecRef {
   std::string metric;
   double value = 0;      // as cited
+  std::string value_text;  // the number as the wiki writes it ("67.0", "1,978.9", "~148")
   std::string unit;      // as cited
   double si_value = 0;   // bytes/s, FLOP/s, s or count
   std::string citation;  // "<gpu-wiki>/path:L37"
   bool measured = false;
   std::string source() const { return measured ? "measured" : "datasheet"; }
-  // "3.35 TB/s <- <gpu-wiki>/docs/x.md:L37"
+  // "3.35 TB/s" as the wiki writes it, and "3.35 TB/s <- <gpu-wiki>/docs/x.md:L37".
+  std::string as_written() const;
   std::string cited() const;
 };
 

@@ -41,8 +41,4 @@ std::string fmt_flop_rate(double flop_per_s) { return fmt_sig(flop_per_s / 1e12)
 
 std::string fmt_us(double seconds) { return fmt_sig(seconds * 1e6) + " us"; }
 
-std::string fmt_cited(double value, const std::string& unit) {
-  return fmt::format("{}", value) + (unit.empty() ? "" : " " + unit);
-}
-
 }  // namespace kgo::roofline

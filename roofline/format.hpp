@@ -18,7 +18,4 @@ std::string fmt_flop_rate(double flop_per_s);
 // Seconds as microseconds: 4.0066e-5 -> "40.07 us".
 std::string fmt_us(double seconds);
 
-// The value as cited: value and unit exactly as the registry holds them ("3.35 TB/s").
-std::string fmt_cited(double value, const std::string& unit);
-
 }  // namespace kgo::roofline

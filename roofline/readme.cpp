@@ -69,9 +69,9 @@ void shape_block(const Analysis& a, const ShapeResult& r, std::string& out) {
   out += fmt::format("{}. AI / ridge = {} / {} = {} -> {}\n", ++n, fmt_sig(r.ai), fmt_sig(a.ridge),
                      fmt_sig(r.ai_over_ridge), bound_text(r.bound));
   out += fmt::format("{}. bandwidth floor = bytes / BW = {} B / {} = {}; BW {}\n", ++n, fmt_count(w.bytes),
-                     fmt_cited(in.bandwidth.value, in.bandwidth.unit), fmt_us(r.memory_floor_s), in.bandwidth.cited());
+                     in.bandwidth.as_written(), fmt_us(r.memory_floor_s), in.bandwidth.cited());
   out += fmt::format("{}. compute floor = FLOPs / peak = {} / {} = {}; peak {}\n", ++n, fmt_count(w.flops),
-                     fmt_cited(in.compute.value, in.compute.unit), fmt_us(r.compute_floor_s), in.compute.cited());
+                     in.compute.as_written(), fmt_us(r.compute_floor_s), in.compute.cited());
   if (r.launch_floor_s) {
     out += fmt::format("{}. launch floor = {}; launch_latency {}\n", ++n, fmt_us(*r.launch_floor_s),
                        in.launch_latency->cited());
@@ -117,7 +117,7 @@ std::string roofline_section(const Analysis& a) {
   inputs_block(a, out);
   out += "\n### Ridge point and bound rule\n\n";
   out += fmt::format("- ridge = peak / BW = {} / {} = {} FLOP/byte; peak {}; BW {}\n",
-                     fmt_cited(in.compute.value, in.compute.unit), fmt_cited(in.bandwidth.value, in.bandwidth.unit),
+                     in.compute.as_written(), in.bandwidth.as_written(),
                      fmt_sig(a.ridge), in.compute.cited(), in.bandwidth.cited());
   out += fmt::format("- bound: memory when AI / ridge < {}, compute when AI / ridge > {}, otherwise balanced (the "
                      "smaller floor is at least {}% of the larger; a kgo convention)\n",

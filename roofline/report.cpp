@@ -10,8 +10,9 @@ namespace {
 
 nlohmann::json ref_json(const std::optional<SpecRef>& r) {
   if (!r) return nullptr;
-  return {{"metric", r->metric}, {"value", r->value},       {"unit", r->unit},
-          {"si_value", r->si_value}, {"citation", r->citation}, {"source", r->source()}};
+  return {{"metric", r->metric},     {"value", r->value},       {"as_written", r->as_written()},
+          {"unit", r->unit},         {"si_value", r->si_value}, {"citation", r->citation},
+          {"source", r->source()}};
 }
 
 nlohmann::json opt(const std::optional<double>& v) { return v ? nlohmann::json(*v) : nlohmann::json(nullptr); }
@@ -129,8 +130,8 @@ std::string render_text(const Analysis& a) {
     const Measurement& m = *r.measured;
     out += fmt::format("  {} measured {} ({}): {} ({}% of {}), {} ({}% of {}); {}% of target {} -> {}\n", r.c.label,
                        fmt_us(m.time_s), m.source, fmt_bandwidth(m.achieved_bandwidth), fmt_sig(m.pct_of_bandwidth),
-                       fmt_cited(in.bandwidth.value, in.bandwidth.unit), fmt_flop_rate(m.achieved_flops),
-                       fmt_sig(m.pct_of_compute), fmt_cited(in.compute.value, in.compute.unit), fmt_sig(m.pct_of_target),
+                       in.bandwidth.as_written(), fmt_flop_rate(m.achieved_flops),
+                       fmt_sig(m.pct_of_compute), in.compute.as_written(), fmt_sig(m.pct_of_target),
                        fmt_us(r.target_time_s), m.met ? "MET" : "MISSED");
     if (m.pct_of_grid_ceiling) {
       out += fmt::format("    {}% of the wave-quantized ceiling\n", fmt_sig(*m.pct_of_grid_ceiling));

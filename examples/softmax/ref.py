@@ -1,4 +1,4 @@
-"""PyTorch reference for examples/softmax/kernel.py."""
+"""Reference for softmax: the torch op with triton_softmax's signature (op mode), run in float64."""
 import torch
 
 

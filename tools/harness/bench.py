@@ -222,7 +222,7 @@ def bench_size(req, problem, timer, shape, index, tol, l2, work, warnings, emit)
     first = problem.case(shape, seed, 0)
     set_bytes = sum(t.numel() * t.element_size() for t in first.input_tensors().values())
     set_bytes += sum(t.numel() * t.element_size() for t in first.output_buffers())
-    sets = rotate_count(o["rotate"], set_bytes, l2) if device == "cuda" else 1
+    sets = rotate_count(o["rotate"], set_bytes, l2)
     cases = [first] + [problem.case(shape, seed + r, 0) for r in range(1, sets)]
     if o["check_outputs"]:
         for c in cases:

@@ -50,6 +50,23 @@ def _schema_errors(request):
             for e in validator.iter_errors(request)]
 
 
+def _basic_checks(request):
+    """The checks that matter most, also where jsonschema is not installed."""
+    enums = {"contract": ("auto", "seed", "op", "cuda"), "device": ("cuda", "cpu"),
+             "determinism": ("bitwise", "off"), "isolate": ("request", "case")}
+    for key, allowed in enums.items():
+        if key in request and request[key] not in allowed:
+            raise RequestError(f"{key}: '{request[key]}' is not one of {', '.join(allowed)}")
+    for key in ("trials", "case_timeout_s", "total_timeout_s"):
+        if key in request and request[key] is not None and (
+                not isinstance(request[key], (int, float)) or request[key] <= 0):
+            raise RequestError(f"{key}: must be a positive number, got {request[key]!r}")
+    shapes = request.get("shapes", [])
+    if not isinstance(shapes, list) or not all(
+            isinstance(s, list) and s and all(isinstance(d, int) and d >= 1 for d in s) for s in shapes):
+        raise RequestError("shapes: must be a list of non-empty lists of positive integers, e.g. [[4096, 4096]]")
+
+
 def normalize(request, command=None):
     """Validates `request` and returns it with every default filled in. Raises RequestError."""
     if not isinstance(request, dict):
@@ -58,6 +75,7 @@ def normalize(request, command=None):
     if errors:
         raise RequestError("invalid request: " + "; ".join(errors[:5]) +
                            " (see schemas/harness/request.schema.json)")
+    _basic_checks(request)
     req = dict(DEFAULTS)
     req.update(request)
     req["bench"] = {**BENCH_DEFAULTS, **request.get("bench", {})}

@@ -16,6 +16,7 @@ import time
 from harness import protocol
 
 ENTRY = pathlib.Path(__file__).resolve().parent / "kgo_harness.py"
+WORKER_START_TIMEOUT_S = 180.0
 
 
 def log(text):
@@ -208,9 +209,8 @@ def run_request(req, session):
     """Runs one normalized request; always returns a result dict."""
     start = time.perf_counter()
     res = protocol.skeleton(req["command"], req)
-    deadline = start + float(req["total_timeout_s"])
     try:
-        worker, warm = session.get(req.get("device", "cuda"), deadline)
+        worker, warm = session.get(req.get("device", "cuda"), start + WORKER_START_TIMEOUT_S)
     except RuntimeError as e:
         if req["command"] == "env":
             from harness import envinfo
@@ -223,6 +223,8 @@ def run_request(req, session):
         res["timing"] = {"wall_s": time.perf_counter() - start}
         return res
     worker_start_s = 0.0 if warm else time.perf_counter() - start
+    # The total timeout covers the work, not the worker's start (importing torch), which has its own limit.
+    deadline = time.perf_counter() + float(req["total_timeout_s"])
     res["worker"] = {"warm": warm, "pid": worker.pid, "restarts": session.restarts}
     if req.get("isolate") == "case" and req["command"] == "check":
         got = _isolated(req, session, deadline, res)
@@ -248,7 +250,7 @@ def _isolated(req, session, deadline, res):
     cases = []
     while True:
         session.close()
-        worker, _ = session.get(req.get("device", "cuda"), deadline)
+        worker, _ = session.get(req.get("device", "cuda"), time.perf_counter() + WORKER_START_TIMEOUT_S)
         done = {i: c for i, c in enumerate(cases)}
         got = _exchange(worker, dict(req, _only_case=len(cases), _prior_cases=cases), deadline, res, done)
         if got is None or "tolerance" in got:

@@ -1,4 +1,4 @@
-"""Reference for the add variants: torch.add(x, y, alpha=alpha) (op mode: same signature)."""
+"""Reference for add: the torch op with triton_add's signature (op mode), run in float64."""
 import torch
 
 

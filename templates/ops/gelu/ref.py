@@ -1,4 +1,4 @@
-"""Reference for the gelu variants: F.gelu (erf form; op mode: same signature)."""
+"""Reference for gelu: the torch op with triton_gelu's signature (op mode), run in float64."""
 import torch
 import torch.nn.functional as F
 

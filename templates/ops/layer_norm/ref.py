@@ -1,4 +1,4 @@
-"""Reference for the layer_norm variants: F.layer_norm over the last axis (op mode: same signature)."""
+"""Reference for layer_norm: the torch op with triton_layer_norm's signature (op mode), run in float64."""
 import torch
 import torch.nn.functional as F
 

@@ -1,4 +1,4 @@
-"""Reference for the softmax variants: torch.softmax over the last axis (op mode: same signature)."""
+"""Reference for softmax: the torch op with triton_softmax's signature (op mode), run in float64."""
 import torch
 
 

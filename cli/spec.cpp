@@ -1,0 +1,121 @@
+// `kgo spec add | auto | unknown | list | remove`: the workspace's cited hardware specs.
+#include <memory>
+
+#include "cli/commands.hpp"
+#include "core/error.hpp"
+#include "specs/operations.hpp"
+
+namespace kgo::cli {
+
+namespace {
+
+struct SpecOptions {
+  std::string statement;
+  std::string metric;
+};
+
+nlohmann::json entry_json(const specs::SpecEntry& e) { return e; }
+
+std::string entry_line(const specs::SpecEntry& e) {
+  if (e.unknown) return e.metric + ": UNKNOWN (gpu-wiki not found)";
+  std::string value = e.value_text + (e.unit.empty() ? "" : " " + e.unit);
+  return e.label + ": " + value + " <- " + e.citation + (e.measured ? "  [measured]" : "") +
+         (e.approximate ? "  [approximate]" : "");
+}
+
+nlohmann::json result(const std::string& action, const std::filesystem::path& ws) {
+  return {{"action", action}, {"workspace", ws.string()}};
+}
+
+void run_add(const SpecOptions& o, Context& ctx) {
+  auto ws = workspace_dir(ctx);
+  specs::AddResult r = specs::add_spec(ws, ctx.wiki, o.statement);
+  nlohmann::json j = result("add", ws);
+  j["entry"] = entry_json(r.entry);
+  j["replaced"] = r.replaced;
+  emit(ctx, j, std::string(r.replaced ? "Replaced " : "Registered ") + r.entry.metric + ": " + entry_line(r.entry) +
+                   "\n  verified against " + r.entry.citation + ": \"" + r.entry.line_text + "\"\n");
+}
+
+void run_auto(Context& ctx) {
+  auto ws = workspace_dir(ctx);
+  specs::AutoResult r = specs::auto_specs(ws, ctx.wiki);
+  nlohmann::json j = result("auto", ws);
+  j["registered"] = nlohmann::json::array();
+  std::string text = "Registered " + std::to_string(r.registered.size()) + " cited spec(s):\n";
+  for (const auto& e : r.registered) {
+    j["registered"].push_back(entry_json(e));
+    text += "  " + entry_line(e) + "\n";
+  }
+  j["unknown"] = r.unknown;
+  j["conflicts"] = r.conflicts;
+  for (const auto& m : r.unknown) {
+    text += "  " + m + ": UNKNOWN (gpu-wiki not found) -- recorded with a pitfall; ask whether a placeholder is acceptable\n";
+  }
+  for (const auto& c : r.conflicts) text += "  not registered: " + c + "\n";
+  emit(ctx, j, text);
+  if (!r.conflicts.empty()) ctx.exit_code = static_cast<int>(ExitCode::wiki_error);
+}
+
+void run_unknown(const SpecOptions& o, Context& ctx) {
+  auto ws = workspace_dir(ctx);
+  specs::SpecEntry e = specs::record_unknown(ws, ctx.wiki, o.metric);
+  nlohmann::json j = result("unknown", ws);
+  j["entry"] = entry_json(e);
+  emit(ctx, j, "Recorded " + e.metric + ": UNKNOWN (gpu-wiki not found), with a pitfall entry in specs.json\n");
+}
+
+void run_list(Context& ctx) {
+  auto ws = workspace_dir(ctx);
+  specs::Registry reg = specs::load_registry(ws);
+  nlohmann::json j = result("list", ws);
+  j["platform"] = reg.platform;
+  j["wiki_path"] = reg.wiki_path;
+  j["specs"] = reg.specs;
+  j["pitfalls"] = reg.pitfalls;
+  std::string text = reg.specs.empty() ? "No specs registered; run kgo spec auto\n"
+                                       : "Specs of " + ws.string() + " (" + reg.platform + "):\n";
+  for (const auto& e : reg.specs) text += "  " + entry_line(e) + "\n";
+  emit(ctx, j, text);
+}
+
+void run_remove(const SpecOptions& o, Context& ctx) {
+  auto ws = workspace_dir(ctx);
+  size_t n = specs::remove_spec(ws, o.metric);
+  nlohmann::json j = result("remove", ws);
+  j["metric"] = specs::metric_for_text(o.metric);
+  j["removed"] = n;
+  emit(ctx, j, "Removed " + std::to_string(n) + " entr" + (n == 1 ? "y" : "ies") + " for " + j["metric"].get<std::string>() + "\n");
+}
+
+}  // namespace
+
+void register_spec(CLI::App& app, Context& ctx) {
+  auto o = std::make_shared<SpecOptions>();
+  CLI::App* spec = app.add_subcommand("spec", "Cited hardware specs of a workspace (specs.json, README Hardware Spec)");
+  spec->require_subcommand(1);
+  auto common = [&ctx](CLI::App* s) {
+    s->add_option("--workspace", ctx.workspace, "Workspace directory (default: the one holding the cwd)");
+    s->add_option("--wiki", ctx.wiki, "gpu-wiki folder (default: the one the workspace recorded)");
+  };
+  CLI::App* add = spec->add_subcommand("add", "Register \"<metric>: <value> <unit> <- <gpu-wiki>/<path>:L<line>\" after verifying it");
+  add->add_option("statement", o->statement, "The cited spec, e.g. \"H100 HBM bandwidth: 3.35 TB/s <- <gpu-wiki>/docs/x.md:L37\"")->required();
+  common(add);
+  add->callback([o, &ctx] { run_add(*o, ctx); });
+  CLI::App* aut = spec->add_subcommand("auto", "Register what the roofline needs for the platform and dtype, plus measured maxima");
+  common(aut);
+  aut->callback([&ctx] { run_auto(ctx); });
+  CLI::App* unk = spec->add_subcommand("unknown", "Record <metric>: UNKNOWN (gpu-wiki not found) with a pitfall entry");
+  unk->add_option("metric", o->metric, "Canonical metric (or text naming one)")->required();
+  common(unk);
+  unk->callback([o, &ctx] { run_unknown(*o, ctx); });
+  CLI::App* list = spec->add_subcommand("list", "List the registered specs with their citations");
+  common(list);
+  list->callback([&ctx] { run_list(ctx); });
+  CLI::App* rm = spec->add_subcommand("remove", "Remove every entry of a metric");
+  rm->add_option("metric", o->metric, "Canonical metric (or text naming one)")->required();
+  common(rm);
+  rm->callback([o, &ctx] { run_remove(*o, ctx); });
+}
+
+}  // namespace kgo::cli

@@ -1,0 +1,36 @@
+"""add v4_optimized: tiling + coalescing: wide contiguous blocks (16-byte accesses), streaming loads and
+stores marked evict-first (each byte is touched once), block size and warps chosen by the element count."""
+import torch
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def _add_stream(x_ptr, y_ptr, out_ptr, n, alpha, BLOCK: tl.constexpr):
+    start = tl.program_id(0).to(tl.int64) * BLOCK
+    offs = start + tl.arange(0, BLOCK)
+    mask = offs < n
+    x = tl.load(x_ptr + offs, mask=mask, eviction_policy="evict_first")
+    y = tl.load(y_ptr + offs, mask=mask, eviction_policy="evict_first")
+    tl.store(out_ptr + offs, x + alpha * y, mask=mask, eviction_policy="evict_first")
+
+
+def config(n):
+    """(BLOCK, num_warps) for an element count."""
+    if n >= 1 << 22:
+        return 2048, 8
+    if n >= 1 << 16:
+        return 1024, 4
+    return 512, 4
+
+
+def triton_add(x: torch.Tensor, y: torch.Tensor, alpha: float = 1.0) -> torch.Tensor:
+    assert x.shape == y.shape, "x and y must have the same shape"
+    xc, yc = x.contiguous(), y.contiguous()
+    out = torch.empty_like(xc)
+    n = xc.numel()
+    if n == 0:
+        return out
+    block, warps = config(n)
+    _add_stream[(triton.cdiv(n, block),)](xc, yc, out, n, alpha, BLOCK=block, num_warps=warps)
+    return out

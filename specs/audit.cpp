@@ -1,0 +1,347 @@
+#include "specs/audit.hpp"
+
+#include <algorithm>
+#include <cstdint>
+#include <map>
+#include <set>
+#include <unordered_map>
+
+#include "core/error.hpp"
+#include "core/files.hpp"
+#include "core/git.hpp"
+#include "core/workspace.hpp"
+#include "gpu-wiki-index/metrics.hpp"
+#include "specs/history.hpp"
+#include "specs/json_walk.hpp"
+#include "specs/operations.hpp"
+#include "specs/scan.hpp"
+#include "specs/text.hpp"
+
+namespace kgo::specs {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+struct Source {
+  std::string rel;
+  std::string content;
+};
+
+// Audits file contents against one wiki; memoizes citation checks (archives repeat citations).
+class Auditor {
+ public:
+  Auditor(WikiView& view, std::string product) : m_view(view), m_product(std::move(product)) {}
+
+  size_t citations_checked = 0;
+
+  std::vector<Finding> registry(const std::string& specs_text) {
+    std::vector<Finding> out;
+    auto j = nlohmann::json::parse(specs_text, nullptr, false);
+    Registry reg;
+    try {
+      if (j.is_discarded()) throw Error("specs.json is not valid JSON", ExitCode::schema_invalid);
+      validate_registry_json(j);
+      reg = j.get<Registry>();
+    } catch (const Error& e) {
+      out.push_back(Finding{"specs.json", 1, "registry_invalid", e.what()});
+      return out;
+    }
+    std::vector<int> lines;  // line of each entry's "metric" value
+    walk_json(specs_text, [&](const JsonValue& v) {
+      if (v.path.size() == 2 && v.path[0] == "specs" && v.path[1] == "metric") lines.push_back(v.line);
+    });
+    for (size_t i = 0; i < reg.specs.size(); ++i) {
+      const SpecEntry& e = reg.specs[i];
+      int at = i < lines.size() ? lines[i] : 1;
+      if (e.unknown) continue;
+      if (auto f = entry_finding(e)) {
+        f->line = at;
+        f->file = "specs.json";
+        out.push_back(*f);
+      }
+    }
+    return out;
+  }
+
+  std::vector<Finding> file(const std::string& rel, const std::string& text, const Registry& reg) {
+    std::vector<Finding> out;
+    FileScan scan = scan_file(rel, text);
+    if (!scan.error.empty()) out.push_back(Finding{rel, 1, "unreadable", rel + " is " + scan.error});
+    for (const auto& n : scan.uncited) {
+      out.push_back(Finding{rel, n.line, "uncited_number",
+                            "hardware number '" + n.number + "' (" + n.kind +
+                                ") has no <gpu-wiki> citation on its line; register it with kgo spec add and cite "
+                                "it, or label the line as measured"});
+    }
+    for (const auto& site : scan.citations) {
+      ++citations_checked;
+      if (auto f = citation_finding(site.match, reg)) {
+        f->file = rel;
+        f->line = site.line;
+        out.push_back(*f);
+      }
+    }
+    return out;
+  }
+
+ private:
+  std::optional<Finding> entry_finding(const SpecEntry& e) {
+    auto fail = [&](const std::string& kind, const std::string& why) {
+      return Finding{"", 0, kind, e.metric + " <- " + e.citation + ": " + why};
+    };
+    if (e.product != m_product) {
+      return fail("citation_unverified", "registered for " + e.product + ", but the workspace's platform is " + m_product);
+    }
+    if (core::sha256_hex(e.line_text) != e.line_sha256) {
+      return fail("registry_invalid", "line_sha256 does not match the registered line_text (specs.json was edited by hand)");
+    }
+    const WikiView::File* f = nullptr;
+    try {
+      f = &m_view.file(e.file);
+    } catch (const Error& err) {
+      return fail("citation_unverified", err.what());
+    }
+    std::string now = e.line <= static_cast<int>(f->lines.size()) ? f->lines[e.line - 1] : "";
+    if (now != e.line_text) {
+      Finding d = fail("drift", "");
+      d.old_text = e.line_text;
+      d.new_text = now;
+      for (size_t k = 0; k < f->lines.size(); ++k) {
+        if (f->lines[k] == e.line_text) {
+          d.moved_to = static_cast<int>(k + 1);
+          break;
+        }
+      }
+      d.reason += "the cited line changed: it was \"" + trim(e.line_text) + "\", it now reads \"" + trim(now) + "\"" +
+                  (d.moved_to ? "; the registered text moved to L" + std::to_string(d.moved_to) +
+                                    " (re-register with kgo spec add ...:L" + std::to_string(d.moved_to) + ")"
+                              : "; the registered text is nowhere in the file (re-check the value)");
+      return d;
+    }
+    Claim c{e.metric, m_product, e.value, e.value_text, e.unit, Citation{e.file, e.line, ""}};
+    try {
+      verify_claim(m_view, c);
+    } catch (const Error& err) {
+      return fail("citation_unverified", err.what());
+    }
+    return std::nullopt;
+  }
+
+  std::optional<Finding> citation_finding(const CitationMatch& m, const Registry& reg) {
+    std::string key = std::to_string(reinterpret_cast<uintptr_t>(&reg)) + "\n" +
+                      std::string(m.citation ? format_citation(*m.citation) : m.error) + "\n" +
+                      m.claimed_value_text + "\n" + m.claimed_unit + "\n" + m.metric_text;
+    auto it = m_memo.find(key);
+    if (it != m_memo.end()) return it->second;
+    auto result = check_citation(m, reg);
+    m_memo.emplace(key, result);
+    return result;
+  }
+
+  std::optional<Finding> check_citation(const CitationMatch& m, const Registry& reg) {
+    if (!m.citation) return Finding{"", 0, "malformed_citation", m.error};
+    Citation c = *m.citation;
+    const std::string cited = format_citation(c);
+    std::optional<std::string> named;
+    if (!m.metric_text.empty()) named = wiki::metric_from_text(m.metric_text);
+    try {
+      const WikiView::File& f = m_view.file(c.path);
+      if (c.line == 0) {
+        if (!named) {
+          return Finding{"", 0, "citation_unverified",
+                         cited + ": a :<section> citation needs the metric named before it to resolve; cite :L<line>"};
+        }
+        c.line = resolve_section(m_view, c.path, c.section, *named, m_product);
+        c.section.clear();
+      }
+      if (c.line > static_cast<int>(f.lines.size())) {
+        return Finding{"", 0, "citation_unverified", cited + ": " + c.path + " has only " +
+                                                         std::to_string(f.lines.size()) + " lines"};
+      }
+    } catch (const Error& err) {
+      return Finding{"", 0, "citation_unverified", cited + ": " + err.what()};
+    }
+    std::vector<std::string> metrics;
+    if (named) metrics.push_back(*named);
+    for (const auto& e : reg.specs) {
+      if (!e.unknown && e.file == c.path && e.line == c.line &&
+          std::find(metrics.begin(), metrics.end(), e.metric) == metrics.end()) {
+        metrics.push_back(e.metric);
+      }
+    }
+    bool registered = std::any_of(reg.specs.begin(), reg.specs.end(), [&](const SpecEntry& e) {
+      return !e.unknown && e.file == c.path && e.line == c.line;
+    });
+    if (!registered) {
+      return Finding{"", 0, "unregistered_citation",
+                     cited + " is not in the registry (specs.json); register it with kgo spec add \"<metric>: "
+                             "<value> <unit> <- " + format_citation(c) + "\""};
+    }
+    if (!m.claimed_value) return std::nullopt;
+    std::string first_error;
+    for (const auto& metric : metrics) {
+      Claim claim{metric, m_product, *m.claimed_value, m.claimed_value_text, m.claimed_unit, c};
+      try {
+        verify_claim(m_view, claim);
+        return std::nullopt;
+      } catch (const Error& err) {
+        if (first_error.empty()) first_error = err.what();
+      }
+    }
+    return Finding{"", 0, "citation_unverified", m.claimed_value_text + " " + m.claimed_unit + " <- " + cited + ": " + first_error};
+  }
+
+  WikiView& m_view;
+  std::string m_product;
+  std::unordered_map<std::string, std::optional<Finding>> m_memo;
+};
+
+std::vector<Source> work_tree_sources(const fs::path& ws) {
+  std::vector<Source> out;
+  std::error_code ec;
+  for (auto it = fs::recursive_directory_iterator(ws, ec); it != fs::recursive_directory_iterator(); it.increment(ec)) {
+    if (ec) break;
+    std::string name = it->path().filename().string();
+    if (it->is_directory(ec) && !name.empty() && name[0] == '.') {
+      it.disable_recursion_pending();
+      continue;
+    }
+    if (!it->is_regular_file(ec)) continue;
+    std::string rel = fs::relative(it->path(), ws, ec).generic_string();
+    if (!is_archived_path(rel)) continue;
+    out.push_back(Source{rel, core::try_read_file(it->path()).value_or("")});
+  }
+  std::sort(out.begin(), out.end(), [](const Source& a, const Source& b) { return a.rel < b.rel; });
+  return out;
+}
+
+std::string finding_key(const Finding& f) {
+  return f.file + "\n" + std::to_string(f.line) + "\n" + f.kind + "\n" + f.reason;
+}
+
+}  // namespace
+
+bool is_archived_path(const std::string& rel) {
+  auto ends = [&](const std::string& s) { return rel.size() >= s.size() && rel.compare(rel.size() - s.size(), s.size(), s) == 0; };
+  if (rel.empty() || rel[0] == '.' || rel.find("/.") != std::string::npos) return false;
+  bool top = rel.find('/') == std::string::npos;
+  if (top) return ends(".md");
+  if (rel.rfind("plans/", 0) == 0 || rel.rfind("profiles/", 0) == 0) return ends(".md");
+  if (rel.rfind("memory/", 0) == 0) return ends(".json");
+  return false;
+}
+
+AuditReport audit_workspace(const fs::path& workspace, const std::optional<fs::path>& wiki_dir, bool history) {
+  core::WorkspaceConfig cfg = core::load_config(workspace);
+  WikiView view = open_wiki(workspace_wiki(workspace, wiki_dir));
+  std::string product = view.index().resolve_product(cfg.platform);
+  AuditReport report;
+  report.workspace = workspace.string();
+  report.wiki = view.root().string();
+  Auditor auditor(view, product);
+  std::set<std::string> seen;
+  auto add = [&](Finding f, const std::string& commit) {
+    if (!seen.insert(finding_key(f)).second) return;
+    f.commit = commit;
+    report.findings.push_back(std::move(f));
+  };
+
+  std::string specs_text = core::try_read_file(workspace / "specs.json").value_or("");
+  Registry reg;
+  if (!specs_text.empty()) {
+    for (auto& f : auditor.registry(specs_text)) add(std::move(f), "");
+    auto j = nlohmann::json::parse(specs_text, nullptr, false);
+    try {
+      if (!j.is_discarded()) reg = j.get<Registry>();
+    } catch (const std::exception&) {
+      // Reported above as registry_invalid; citations are then checked against an empty registry.
+    }
+  }
+  report.registry_entries = reg.specs.size();
+  for (const auto& src : work_tree_sources(workspace)) {
+    ++report.files_scanned;
+    for (auto& f : auditor.file(src.rel, src.content, reg)) add(std::move(f), "");
+  }
+  if (history) {
+    std::error_code ec;
+    if (!fs::exists(workspace / ".git", ec)) {
+      throw Error("--history needs the workspace's git repository, and " + workspace.string() + " has none",
+                  ExitCode::git_error);
+    }
+    auto commits = core::GitRepo::open(workspace).log();
+    HistoryReader reader(workspace);
+    std::map<std::string, Registry> registries;                     // specs.json blob -> registry
+    std::map<std::string, std::vector<Finding>> by_blob;            // blob + registry blob -> findings
+    for (const auto& commit : commits) {
+      ++report.commits_checked;
+      auto files = reader.files_at(commit.id);
+      std::string reg_blob;
+      for (const auto& f : files) {
+        if (f.path == "specs.json") reg_blob = f.blob_id;
+      }
+      if (!reg_blob.empty() && !registries.count(reg_blob)) {
+        std::string text = reader.read_blob(reg_blob);
+        for (auto& f : auditor.registry(text)) add(std::move(f), commit.id);
+        auto j = nlohmann::json::parse(text, nullptr, false);
+        Registry r;
+        try {
+          if (!j.is_discarded()) r = j.get<Registry>();
+        } catch (const std::exception&) {
+        }
+        registries.emplace(reg_blob, std::move(r));
+      }
+      static const Registry k_empty;
+      const Registry& at_reg = reg_blob.empty() ? k_empty : registries.at(reg_blob);
+      for (const auto& f : files) {
+        if (!is_archived_path(f.path)) continue;
+        std::string key = f.blob_id + ":" + reg_blob + ":" + f.path;
+        auto it = by_blob.find(key);
+        if (it == by_blob.end()) {
+          it = by_blob.emplace(key, auditor.file(f.path, reader.read_blob(f.blob_id), at_reg)).first;
+        }
+        for (const auto& finding : it->second) add(finding, commit.id);
+      }
+    }
+  }
+  report.citations_checked = auditor.citations_checked;
+  return report;
+}
+
+nlohmann::json to_json(const AuditReport& r) {
+  nlohmann::json findings = nlohmann::json::array();
+  for (const auto& f : r.findings) {
+    nlohmann::json j{{"file", f.file}, {"line", f.line}, {"kind", f.kind}, {"reason", f.reason}};
+    if (!f.commit.empty()) j["commit"] = f.commit;
+    if (f.kind == "drift") {
+      j["old_text"] = f.old_text;
+      j["new_text"] = f.new_text;
+      j["moved_to"] = f.moved_to ? nlohmann::json(f.moved_to) : nlohmann::json(nullptr);
+    }
+    findings.push_back(std::move(j));
+  }
+  return nlohmann::json{{"workspace", r.workspace},
+                        {"wiki", r.wiki},
+                        {"clean", r.clean()},
+                        {"files_scanned", r.files_scanned},
+                        {"citations_checked", r.citations_checked},
+                        {"registry_entries", r.registry_entries},
+                        {"commits_checked", r.commits_checked},
+                        {"findings", findings}};
+}
+
+std::string render_text(const AuditReport& r) {
+  std::string out;
+  for (const auto& f : r.findings) {
+    if (!f.commit.empty()) out += "[" + f.commit.substr(0, 10) + "] ";
+    out += f.file + ":" + std::to_string(f.line) + ": " + f.kind + ": " + f.reason + "\n";
+  }
+  std::string counts = std::to_string(r.files_scanned) + " files, " + std::to_string(r.citations_checked) +
+                       " citations, " + std::to_string(r.registry_entries) + " registered specs" +
+                       (r.commits_checked ? ", " + std::to_string(r.commits_checked) + " commits" : "");
+  out += r.clean() ? "audit: clean (" + counts + ") against the gpu-wiki at " + r.wiki + "\n"
+                   : "audit: " + std::to_string(r.findings.size()) + " finding(s) (" + counts + ")\n";
+  return out;
+}
+
+}  // namespace kgo::specs

@@ -1,0 +1,49 @@
+#pragma once
+// `kgo audit`: re-verifies every registered citation against the wiki (drift: the cited line
+// changed or moved), scans every archived file for uncited hardware numbers (rules in
+// specs/scan.hpp) and for citations that are not registered or do not verify; with history,
+// does the same for every commit. Clean means no finding.
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace kgo::specs {
+
+struct Finding {
+  std::string file;     // workspace-relative
+  int line = 0;
+  // uncited_number, unregistered_citation, citation_unverified, malformed_citation, drift,
+  // registry_invalid, unreadable
+  std::string kind;
+  std::string reason;
+  std::string commit;   // with --history: the newest commit holding it; "" for the work tree
+  std::string old_text; // drift: the line as registered
+  std::string new_text; // drift: the line now ("" when the file has fewer lines)
+  int moved_to = 0;     // drift: where the registered text is now, 0 when nowhere
+};
+
+struct AuditReport {
+  std::string workspace;
+  std::string wiki;
+  size_t files_scanned = 0;
+  size_t citations_checked = 0;
+  size_t registry_entries = 0;
+  size_t commits_checked = 0;
+  std::vector<Finding> findings;
+  bool clean() const { return findings.empty(); }
+};
+
+// The archived files: top-level *.md (README, reports, benchmark.md), plans/**/*.md,
+// memory/**/*.json and profiles/**/*.md; nothing under a hidden directory.
+bool is_archived_path(const std::string& rel);
+
+AuditReport audit_workspace(const std::filesystem::path& workspace,
+                            const std::optional<std::filesystem::path>& wiki_dir, bool history);
+
+nlohmann::json to_json(const AuditReport& r);
+std::string render_text(const AuditReport& r);
+
+}  // namespace kgo::specs

@@ -1,0 +1,192 @@
+#include "specs/scan.hpp"
+
+#include <algorithm>
+#include <cctype>
+#include <set>
+
+#include "gpu-wiki-index/metrics.hpp"
+#include "specs/json_walk.hpp"
+#include "specs/text.hpp"
+
+namespace kgo::specs {
+
+namespace {
+
+bool says_measured(const std::string& text) {
+  std::string l = lower(text);
+  return l.find("measured") != std::string::npos || l.find("measurement") != std::string::npos;
+}
+
+bool has_any(const std::string& lowered, std::initializer_list<const char*> words) {
+  for (const char* w : words) {
+    if (lowered.find(w) != std::string::npos) return true;
+  }
+  return false;
+}
+
+// The unit-like word right after a number ("TB/s", "SMs"), lower-cased; `pos` is after the number.
+std::string unit_after(const std::string& line, size_t pos, size_t* unit_end) {
+  size_t i = pos;
+  if (i < line.size() && (line[i] == ' ' || line[i] == '-')) ++i;
+  size_t b = i;
+  while (i < line.size() && (std::isalpha(static_cast<unsigned char>(line[i])) || line[i] == '/')) ++i;
+  *unit_end = i;
+  return lower(std::string_view(line).substr(b, i - b));
+}
+
+std::string classify_unit(const std::string& u) {
+  static const std::set<std::string> bandwidth = {
+      "b/s", "kb/s", "mb/s", "gb/s", "tb/s", "pb/s", "kib/s", "mib/s", "gib/s", "tib/s", "gb/sec",
+      "tb/sec", "mb/sec", "gbps", "tbps", "gbit/s", "gibps"};
+  static const std::set<std::string> flops = {
+      "flops", "flop/s", "gflops", "gflop/s", "tflops", "tflop/s", "pflops", "pflop/s", "teraflops",
+      "petaflops", "tops", "top/s", "gops", "pops", "tflops/s", "tiops"};
+  static const std::set<std::string> clock = {"hz", "khz", "mhz", "ghz"};
+  static const std::set<std::string> count = {"sm", "sms", "cu", "cus"};
+  static const std::set<std::string> regs = {"registers", "regs", "vgprs", "sgprs", "vgpr", "sgpr"};
+  static const std::set<std::string> size = {"kb", "mb", "gb", "tb", "kib", "mib", "gib", "tib"};
+  if (bandwidth.count(u)) return "bandwidth";
+  if (flops.count(u)) return "flop_rate";
+  if (clock.count(u)) return "clock";
+  if (count.count(u)) return "count";
+  if (regs.count(u)) return "registers";
+  if (size.count(u)) return "size";
+  return "";
+}
+
+bool labelled_hardware(const std::string& label) {
+  static const std::vector<std::string> keys = [] {
+    std::vector<std::string> k = {
+        "sm count", "number of sms", "streaming multiprocessors", "(sms)", "compute units", "cu count",
+        "num_sms", "num_cus", "registers per sm", "registers per cu", "register file", "max registers",
+        "l1 cache", "l2 cache", "shared memory per", "lds size", "lds per", "hbm bandwidth",
+        "memory bandwidth", "peak tflops", "peak flops", "peak bandwidth", "boost clock", "peak clock",
+        "max clock", "memory capacity", "vram", "tensor core", "tflops", "infinity cache"};
+    for (const auto& m : wiki::canonical_metrics()) {
+      if (m.find('_') != std::string::npos) k.push_back(m);
+    }
+    return k;
+  }();
+  std::string l = lower(label);
+  for (const auto& k : keys) {
+    if (l.find(k) != std::string::npos) return true;
+  }
+  return false;
+}
+
+const std::string k_times = "\xC3\x97";  // ×
+
+}  // namespace
+
+std::vector<NumberSite> hardware_numbers(const std::string& line) {
+  std::vector<NumberSite> out;
+  const std::string l = lower(line);
+  const bool size_context = has_any(l, {"cache", "l1", "l2", "l3", "llc", "lds", "smem", "shared memory", "hbm",
+                                        "vram", "dram", "device memory", "gpu memory", "memory capacity",
+                                        "register", "per sm", "per cu"});
+  const bool reg_context = has_any(l, {"per sm", "per cu", "register file", "max", "limit", "32-bit"});
+  for (const auto& t : numbers_in(line)) {
+    size_t unit_end = t.end;
+    std::string unit = unit_after(line, t.end, &unit_end);
+    std::string after = trim(std::string_view(line).substr(t.end, 12));
+    bool times32 = after.rfind(k_times + " 32-bit", 0) == 0 || after.rfind("x 32-bit", 0) == 0;
+    if (!times32 && (unit == "x" || (!after.empty() && after[0] == '%'))) continue;  // ratios, percentages
+    std::string kind = classify_unit(unit);
+    if (kind == "size" && !size_context) kind.clear();
+    if (kind == "registers" && !reg_context) kind.clear();
+    if (times32) kind = "registers";
+    if (!kind.empty()) {
+      std::string shown = trim(std::string_view(line).substr(t.begin, unit_end - t.begin));
+      out.push_back(NumberSite{0, shown, kind, trim(line)});
+      continue;
+    }
+    if (!after.empty() && after.rfind(k_times, 0) == 0) continue;  // a ratio or a shape, not a spec
+    // "SM count: 132", "| L2 Cache | 50 |": a number right after a hardware label.
+    size_t d = t.begin;
+    while (d > 0 && (line[d - 1] == ' ' || line[d - 1] == '*' || line[d - 1] == '`')) --d;
+    if (d == 0 || (line[d - 1] != ':' && line[d - 1] != '=' && line[d - 1] != '|')) continue;
+    size_t delim = d - 1;
+    size_t start = delim == 0 ? std::string::npos : line.find_last_of("|,;", delim - 1);
+    size_t from = start == std::string::npos ? 0 : start + 1;
+    std::string label = line.substr(from, delim - from);
+    if (labelled_hardware(label)) {
+      out.push_back(NumberSite{0, trim(label) + ": " + t.text, "labelled", trim(line)});
+    }
+  }
+  return out;
+}
+
+FileScan scan_markdown(const std::string& text) {
+  FileScan scan;
+  auto lines = split_lines(text);
+  bool in_fence = false;
+  int exempt_level = 0;       // heading level that made the section a measurement section
+  bool in_table = false, table_exempt = false;
+  for (size_t i = 0; i < lines.size(); ++i) {
+    const std::string& line = lines[i];
+    const int n = static_cast<int>(i + 1);
+    std::string t = trim(line);
+    if (t.rfind("```", 0) == 0) in_fence = !in_fence;
+    int level = 0;
+    while (!in_fence && level < static_cast<int>(line.size()) && line[level] == '#') ++level;
+    if (level > 0 && level <= 6 && level < static_cast<int>(line.size()) && line[level] == ' ') {
+      if (exempt_level && level <= exempt_level) exempt_level = 0;
+      if (!exempt_level && says_measured(line)) exempt_level = level;
+    }
+    bool row = !t.empty() && t[0] == '|';
+    if (row && !in_table) table_exempt = says_measured(line);
+    in_table = row;
+    if (!row) table_exempt = false;
+    auto found = find_citations(line);
+    for (auto& m : found) scan.citations.push_back(CitationSite{n, std::move(m), t});
+    if (!found.empty() || exempt_level || table_exempt || says_measured(line)) continue;
+    for (auto& site : hardware_numbers(line)) {
+      site.line = n;
+      scan.uncited.push_back(std::move(site));
+    }
+  }
+  return scan;
+}
+
+FileScan scan_json(const std::string& text) {
+  FileScan scan;
+  static const std::set<std::string> exempt = {"performance", "correctness", "profile_evidence", "environment"};
+  auto is_exempt = [&](const std::vector<std::string>& path) {
+    return std::any_of(path.begin(), path.end(), [&](const std::string& k) { return exempt.count(k) > 0; });
+  };
+  bool ok = walk_json(text, [&](const JsonValue& v) {
+    if (v.is_string) {
+      auto found = find_citations(v.text);
+      for (auto& m : found) scan.citations.push_back(CitationSite{v.line, std::move(m), trim(v.text)});
+      if (!found.empty() || is_exempt(v.path) || says_measured(v.text)) return;
+      for (auto& site : hardware_numbers(v.text)) {
+        site.line = v.line;
+        scan.uncited.push_back(std::move(site));
+      }
+      return;
+    }
+    if (is_exempt(v.path) || v.path.empty()) return;
+    std::string key = lower(v.path.back());
+    bool ratio = has_any(key, {"pct", "percent", "ratio", "utilization", "util", "fraction"});
+    bool hardware = has_any(key, {"bandwidth", "tflops", "gflops", "flops", "clock", "mhz", "ghz", "sm_count",
+                                  "num_sms", "cu_count", "l2", "l1_cache", "cache_size", "smem", "lds",
+                                  "registers_per", "hbm", "vram", "memory_capacity", "peak"}) ||
+                    wiki::is_canonical_metric(key);
+    if (hardware && !ratio) {
+      scan.uncited.push_back(NumberSite{v.line, v.path.back() + ": " + v.text, "labelled",
+                                        "\"" + v.path.back() + "\": " + v.text});
+    }
+  });
+  if (!ok) {
+    scan = scan_markdown(text);
+    scan.error = "not valid JSON; scanned as text";
+  }
+  return scan;
+}
+
+FileScan scan_file(const std::string& path, const std::string& text) {
+  if (path.size() >= 5 && path.compare(path.size() - 5, 5, ".json") == 0) return scan_json(text);
+  return scan_markdown(text);
+}
+
+}  // namespace kgo::specs

@@ -1,0 +1,167 @@
+#include "gpu-wiki-index/units.hpp"
+
+#include <gtest/gtest.h>
+
+#include "gpu-wiki-index/index.hpp"
+
+namespace kgo::wiki {
+namespace {
+
+Quantity q(double v, const std::string& unit) {
+  auto r = normalize(v, unit);
+  EXPECT_TRUE(r.has_value()) << unit;
+  return r.value_or(Quantity{});
+}
+
+TEST(Normalize, DecimalRatesAndSizes) {
+  EXPECT_DOUBLE_EQ(q(3.35, "TB/s").value, 3.35e12);
+  EXPECT_EQ(q(3.35, "TB/s").dimension, "bytes_per_s");
+  EXPECT_DOUBLE_EQ(q(3350, "GB/s").value, q(3.35, "TB/s").value);
+  EXPECT_DOUBLE_EQ(q(989.4, "TFLOPS").value, 989.4e12);
+  EXPECT_EQ(q(989.4, "TFLOPS").dimension, "flop_per_s");
+  EXPECT_DOUBLE_EQ(q(1978.9, "TOPS").value, 1978.9e12);
+  EXPECT_EQ(q(1978.9, "TOPS").dimension, "flop_per_s");
+  EXPECT_DOUBLE_EQ(q(2.5, "PFLOPS").value, 2.5e15);
+  EXPECT_DOUBLE_EQ(q(80, "GB").value, 80e9);
+  EXPECT_DOUBLE_EQ(q(50, "MB").value, 50e6);
+  EXPECT_DOUBLE_EQ(q(228, "KB").value, 228e3);
+  EXPECT_EQ(q(228, "KB").dimension, "bytes");
+}
+
+TEST(Normalize, BinaryPrefixes) {
+  EXPECT_DOUBLE_EQ(q(64, "KiB").value, 65536);
+  EXPECT_DOUBLE_EQ(q(4, "MiB").value, 4194304);
+  EXPECT_DOUBLE_EQ(q(1, "GiB").value, 1073741824);
+}
+
+TEST(Normalize, ClocksPowerTimesCounts) {
+  EXPECT_DOUBLE_EQ(q(1830, "MHz").value, 1.83e9);
+  EXPECT_DOUBLE_EQ(q(1.83, "GHz").value, 1.83e9);
+  EXPECT_EQ(q(1.83, "GHz").dimension, "hz");
+  EXPECT_DOUBLE_EQ(q(700, "W").value, 700);
+  EXPECT_EQ(q(700, "W").dimension, "watts");
+  EXPECT_DOUBLE_EQ(q(2.1, "us").value, 2.1e-6);
+  EXPECT_DOUBLE_EQ(q(3, "ms").value, 3e-3);
+  EXPECT_DOUBLE_EQ(q(500, "ns").value, 500e-9);
+  EXPECT_EQ(q(2.1, "us").dimension, "seconds");
+  EXPECT_EQ(q(132, "").dimension, "count");
+  EXPECT_EQ(q(132, "SMs").dimension, "count");
+  EXPECT_DOUBLE_EQ(q(132, "SMs").value, 132);
+}
+
+TEST(Normalize, CaseInsensitiveAndUnknown) {
+  EXPECT_DOUBLE_EQ(q(3.35, "tb/s").value, 3.35e12);
+  EXPECT_DOUBLE_EQ(q(1, "TFLOP/s").value, 1e12);
+  EXPECT_FALSE(normalize(1, "furlongs").has_value());
+  EXPECT_FALSE(normalize(1, "TB/fortnight").has_value());
+}
+
+ParsedValue pv(const std::string& text) {
+  std::string why;
+  auto r = parse_value(text, &why);
+  EXPECT_TRUE(r.has_value()) << text << ": " << why;
+  return r.value_or(ParsedValue{});
+}
+
+TEST(ParseValue, PlainAndUnits) {
+  EXPECT_DOUBLE_EQ(pv("3.35 TB/s").value, 3.35);
+  EXPECT_EQ(pv("3.35 TB/s").unit, "TB/s");
+  EXPECT_EQ(pv("3.35TB/s").unit, "TB/s");
+  EXPECT_EQ(pv("700W").unit, "W");
+  EXPECT_EQ(pv("989.4").unit, "");
+  EXPECT_EQ(pv("**989.4**").number_text, "989.4");
+}
+
+TEST(ParseValue, ThousandsSeparators) {
+  EXPECT_DOUBLE_EQ(pv("1,978.9").value, 1978.9);
+  EXPECT_EQ(pv("1,978.9").number_text, "1,978.9");
+  EXPECT_DOUBLE_EQ(pv("16,896").value, 16896);
+  EXPECT_DOUBLE_EQ(pv("1,830 MHz").value, 1830);
+  std::string why;
+  EXPECT_FALSE(parse_value("1,97 TB/s", &why));
+  EXPECT_NE(why, "");
+  EXPECT_FALSE(parse_value("1978,9", &why));
+}
+
+TEST(ParseValue, ApproximateAndUpTo) {
+  auto a = pv("~148");
+  EXPECT_TRUE(a.approximate);
+  EXPECT_DOUBLE_EQ(a.value, 148);
+  EXPECT_TRUE(pv("\xE2\x89\x88 39.6 TFLOPS").approximate);
+  auto u = pv("Up to 228 KB (configurable)");
+  EXPECT_FALSE(u.approximate);
+  EXPECT_DOUBLE_EQ(u.value, 228);
+  EXPECT_EQ(u.unit, "KB");
+  EXPECT_FALSE(pv("3.35 TB/s").approximate);
+}
+
+TEST(ParseValue, RegisterExpression) {
+  auto r = pv("65,536 \xC3\x97 32-bit");
+  EXPECT_DOUBLE_EQ(r.value, 65536);
+  EXPECT_EQ(r.unit, "");
+  EXPECT_DOUBLE_EQ(pv("65536 x 32-bit").value, 65536);
+  std::string why;
+  EXPECT_FALSE(parse_value("512 \xC3\x97 4 SIMD = 2048 32-bit VGPRs", &why));
+  EXPECT_NE(why.find("expression"), std::string::npos);
+}
+
+TEST(ParseValue, TrailingWordsAndMemoryType) {
+  auto r = pv("80 GB HBM3");
+  EXPECT_DOUBLE_EQ(r.value, 80);
+  EXPECT_EQ(r.unit, "GB");
+  EXPECT_EQ(pv("141 GB HBM3e").unit, "GB");
+  EXPECT_EQ(pv("132 (66 TPCs)").value, 132);
+  EXPECT_EQ(pv("32 threads").unit, "threads");
+}
+
+TEST(ParseValue, SparseHint) {
+  EXPECT_TRUE(pv("1,979 TFLOPS (with sparsity)").sparse);
+  EXPECT_FALSE(pv("989.5 TFLOPS (without sparsity)").sparse);
+  EXPECT_FALSE(pv("989.5 TFLOPS").sparse);
+}
+
+TEST(ParseValue, RejectsWhatIsNotOneValue) {
+  for (const char* bad : {"3.35\xE2\x80\x93" "4.8 TB/s", "300-350 W", "989.4 / 3.35", "80 GB, 3.35 TB/s",
+                          ">2,000 GB/s", "1,979*", "64K", "NVLink: 900 GB/s", "2 + 2 TB/s"}) {
+    std::string why;
+    EXPECT_FALSE(parse_value(bad, &why).has_value()) << bad;
+    EXPECT_NE(why, "") << bad;
+  }
+}
+
+TEST(ParseValue, NoValueAtAll) {
+  for (const char* none : {"", "\xE2\x80\x94", "-", "UNKNOWN", "UNKNOWN (no vendor document)", "N/A",
+                           "TBD", "Same as H100", "~High throughput", "HBM3"}) {
+    std::string why = "x";
+    EXPECT_FALSE(parse_value(none, &why).has_value()) << none;
+    EXPECT_EQ(why, "") << none;
+  }
+}
+
+TEST(Units, UnitInText) {
+  EXPECT_EQ(unit_in_text("Peak TFLOPS").value_or(""), "TFLOPS");
+  EXPECT_EQ(unit_in_text("Bandwidth (TB/s)").value_or(""), "TB/s");
+  EXPECT_EQ(unit_in_text("Size (MB)").value_or(""), "MB");
+  EXPECT_FALSE(unit_in_text("Value").has_value());
+  EXPECT_FALSE(unit_in_text("With Sparsity").has_value());
+  EXPECT_FALSE(unit_in_text("Streaming Multiprocessors (SMs)").has_value());
+}
+
+TEST(Units, NumbersAndHardwareQuantities) {
+  EXPECT_TRUE(has_number("132"));
+  EXPECT_TRUE(has_number("700W"));
+  EXPECT_FALSE(has_number("HBM3"));
+  EXPECT_FALSE(has_number("sm_90"));
+  EXPECT_FALSE(has_number("4th gen"));
+  EXPECT_FALSE(has_number("gfx942"));
+  EXPECT_TRUE(has_hardware_quantity("share 256 KB per SM"));
+  EXPECT_TRUE(has_hardware_quantity("3.35 TB/s"));
+  EXPECT_TRUE(has_hardware_quantity("78 SMs"));
+  EXPECT_TRUE(has_hardware_quantity("65536 per SM"));
+  EXPECT_FALSE(has_hardware_quantity("4 warps = 1 warp group"));
+  EXPECT_FALSE(has_hardware_quantity("Last Updated: 2026-03-18"));
+  EXPECT_FALSE(has_hardware_quantity("a 2.1 us launch"));  // times are not datasheet figures
+}
+
+}  // namespace
+}  // namespace kgo::wiki

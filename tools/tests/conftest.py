@@ -1,0 +1,91 @@
+"""Fixtures for the harness tests: a warm `kgo_harness.py serve` process shared by the session, one-shot
+runs of the CLI, result-schema validation, and the devices to test on (cpu always, cuda when present)."""
+import json
+import os
+import pathlib
+import subprocess
+import sys
+
+import pytest
+
+TOOLS = pathlib.Path(__file__).resolve().parents[1]
+ROOT = TOOLS.parent
+ENTRY = TOOLS / "harness" / "kgo_harness.py"
+KERNELS = pathlib.Path(__file__).resolve().parent / "kernels"
+TEMPLATES = ROOT / "templates" / "ops"
+SCHEMAS = ROOT / "schemas" / "harness"
+sys.path.insert(0, str(TOOLS))
+
+
+def _has_cuda():
+    try:
+        import torch
+        return torch.cuda.is_available()
+    except Exception:
+        return False
+
+
+HAS_CUDA = _has_cuda()
+DEVICES = ["cpu"] + (["cuda"] if HAS_CUDA else [])
+needs_cuda = pytest.mark.skipif(not HAS_CUDA, reason="needs a CUDA GPU")
+
+
+def validate(result):
+    """Validates a harness result against schemas/harness/result.schema.json (skipped without jsonschema)."""
+    try:
+        import jsonschema
+    except ImportError:
+        return
+    schema = json.loads((SCHEMAS / "result.schema.json").read_text())
+    jsonschema.Draft202012Validator(schema).validate(result)
+
+
+class Serve:
+    """One warm harness worker for the whole session (the overhead path kgo uses)."""
+
+    def __init__(self, log_path):
+        self.log = open(log_path, "w")
+        self.proc = subprocess.Popen([sys.executable, str(ENTRY), "serve"], stdin=subprocess.PIPE,
+                                     stdout=subprocess.PIPE, stderr=self.log, text=True, cwd=ROOT)
+
+    def __call__(self, **req):
+        req.setdefault("command", "check")
+        self.proc.stdin.write(json.dumps(req) + "\n")
+        self.proc.stdin.flush()
+        line = self.proc.stdout.readline()
+        assert line, f"the harness serve process ended; see {self.log.name}"
+        result = json.loads(line)
+        validate(result)
+        return result
+
+    def close(self):
+        self.proc.stdin.close()
+        self.proc.wait(timeout=60)
+        self.log.close()
+
+
+@pytest.fixture(scope="session")
+def harness(tmp_path_factory):
+    serve = Serve(tmp_path_factory.mktemp("harness") / "serve.stderr")
+    yield serve
+    serve.close()
+
+
+def run_cli(command, request, timeout=300):
+    """Runs `kgo_harness.py <command>` once with `request` on stdin; returns (rc, result or None, stderr)."""
+    text = request if isinstance(request, str) else json.dumps(request)
+    proc = subprocess.run([sys.executable, str(ENTRY), command], input=text, capture_output=True, text=True,
+                          timeout=timeout, cwd=ROOT)
+    try:
+        result = json.loads(proc.stdout)
+    except json.JSONDecodeError:
+        result = None
+    return proc.returncode, result, proc.stderr
+
+
+def kernel(name):
+    return str(KERNELS / name)
+
+
+# Small shapes keep the CPU interpreter fast; the edge shapes (1, 17, 4097) are added by the harness.
+SMALL = [[8, 256]]

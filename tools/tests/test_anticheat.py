@@ -1,0 +1,114 @@
+"""Anti-cheat: one test per way a kernel can look right or fast without being so. Each must be caught.
+Runs on the CPU (Triton interpreter) and, where a GPU is present, on the GPU too."""
+import pytest
+
+from conftest import DEVICES, HAS_CUDA, SMALL, kernel
+
+
+def check(harness, name, op, device, **extra):
+    req = dict(kernel=kernel(name), op=op, device=device, trials=2, shapes=SMALL)
+    req.update(extra)
+    return harness(**req)
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_returns_zeros(harness, device):
+    res = check(harness, "cheat_zeros.py", "softmax", device)
+    assert res["verdict"] == "FAIL"
+    first = res["cases"][0]
+    assert first["status"] == "FAIL" and first["rel_err"] == pytest.approx(1.0)
+    assert first["first_bad_index"] is not None
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_returns_constant(harness, device):
+    res = check(harness, "cheat_constant.py", "softmax", device)
+    assert res["verdict"] == "FAIL"
+    # The all-ones 1x1 edge case is the one shape where the constant 1/n is the right answer.
+    failed = [c for c in res["cases"] if c["status"] == "FAIL"]
+    assert failed and all(c["mismatches"] > 0 for c in failed)
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_writes_part_of_output(harness, device):
+    res = check(harness, "cheat_partial.py", "gelu", device)
+    assert res["verdict"] == "FAIL"
+    case = next(c for c in res["cases"] if c["status"] == "FAIL")
+    out = case["outputs"][0]
+    assert out["nonfinite"] > 0, "unwritten elements must show up as NaN"
+    assert case["max_abs_err"] is None  # NaN never produces a finite error
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_returns_cached_result(harness, device):
+    res = check(harness, "cheat_cached.py", "gelu", device)
+    assert res["verdict"] == "FAIL"
+    by_trial = {(tuple(c["shape"]), c["trial"]): c["status"] for c in res["cases"]}
+    assert by_trial[(8, 256), 0] == "PASS"   # first call computes
+    assert by_trial[(8, 256), 1] == "FAIL"   # fresh inputs expose the replay
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_calls_the_torch_op_it_replaces(harness, device):
+    res = check(harness, "cheat_delegate.py", "softmax", device)
+    assert all(c["status"] == "PASS" for c in res["cases"])  # numerically perfect...
+    assert res["verdict"] == "FAIL"                          # ...and still rejected
+    assert res["delegation"]["delegated"] is True
+    assert "aten::softmax" in res["delegation"]["reference_ops_called"]
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_only_torch_ops_no_kernel(harness, device):
+    res = check(harness, "cheat_delegate_only.py", "softmax", device)
+    assert res["verdict"] == "FAIL"
+    assert res["delegation"]["delegated"] is True and res["delegation"]["own_launches"] == 0
+
+
+@pytest.mark.skipif(not HAS_CUDA, reason="streams exist only on the GPU")
+def test_side_stream_without_sync(harness):
+    res = check(harness, "cheat_side_stream.py", "softmax", "cuda", shapes=[[4096, 4096]], edge_shapes=False,
+                trials=1)
+    assert res["verdict"] == "FAIL"
+    assert res["streams"]["ordered"] is False
+    bench = harness(command="bench", kernel=kernel("cheat_side_stream.py"), op="softmax", device="cuda",
+                    shapes=[[4096, 4096]], bench={"baselines": [], "runs": 10})
+    size = bench["sizes"][0]
+    assert size["stream_escape"] is True and bench["verdict"] == "FAIL"
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_right_only_for_power_of_two_shapes(harness, device):
+    only_pow2 = check(harness, "cheat_pow2.py", "gelu", device, shapes=[[64, 1024]], edge_shapes=False)
+    assert only_pow2["verdict"] == "PASS"  # the cheat works when only powers of two are tried
+    res = check(harness, "cheat_pow2.py", "gelu", device, shapes=[[64, 1024]])
+    assert res["verdict"] == "FAIL"
+    failed = {tuple(c["shape"]) for c in res["cases"] if c["status"] == "FAIL"}
+    assert (17, 17) in failed and (3, 4097) in failed
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_race_nondeterministic(harness, device):
+    shapes = [[64, 4097]] if device == "cuda" else SMALL
+    res = check(harness, "cheat_race.py", "softmax", device, shapes=shapes, edge_shapes=False, trials=3)
+    assert res["verdict"] == "FAIL"
+    assert res["determinism"]["equal"] is False
+    assert any(c["deterministic"] is False for c in res["cases"])
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_reads_uninitialized_buffer(harness, device):
+    res = check(harness, "cheat_uninit.py", "softmax", device)
+    assert res["verdict"] == "FAIL"
+    assert all(c["outputs"][0]["nonfinite"] > 0 for c in res["cases"] if c["status"] == "FAIL")
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_modifies_its_input(harness, device):
+    res = check(harness, "cheat_modifies_input.py", "gelu", device)
+    assert res["verdict"] == "FAIL" and res["inputs_unchanged"] is False
+
+
+def test_returns_tensor_subclass(harness):
+    res = check(harness, "cheat_lazy.py", "gelu", "cpu")
+    assert res["verdict"] == "FAIL"
+    assert "not a plain torch.Tensor" in res["cases"][0]["message"]

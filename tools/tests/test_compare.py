@@ -1,0 +1,75 @@
+"""The comparison of one output with its float64 reference."""
+import math
+
+import pytest
+import torch
+
+from harness import compare
+
+
+def rep(out, ref, atol=1e-4, rtol=1e-3, max_rel=1e-3, dtype=None):
+    return compare.compare("out", out, ref, atol, rtol, max_rel, dtype)
+
+
+def test_exact_match_passes():
+    ref = torch.randn(5, 7, dtype=torch.float64)
+    r = rep(ref.float(), ref)
+    assert r["passed"] and r["mismatches"] == 0 and r["first_bad_index"] is None
+    assert r["rel_err"] < 1e-7 and r["max_abs_err"] < 1e-6
+
+
+def test_nan_and_inf_never_pass():
+    ref = torch.randn(4, 4, dtype=torch.float64)
+    for bad in (float("nan"), float("inf"), -float("inf")):
+        out = ref.float().clone()
+        out[2, 3] = bad
+        r = rep(out, ref, atol=1e9, rtol=1e9, max_rel=1e9)
+        assert not r["passed"] and r["nonfinite"] == 1 and r["first_bad_index"] == [2, 3]
+        assert r["max_abs_err"] is None and r["rel_err"] is None
+
+
+def test_nonfinite_reference_positions_must_match():
+    ref = torch.tensor([1.0, float("nan"), float("inf")], dtype=torch.float64)
+    assert rep(torch.tensor([1.0, float("nan"), float("inf")]), ref)["passed"]
+    r = rep(torch.tensor([1.0, 0.0, float("inf")]), ref)
+    assert not r["passed"] and r["first_bad_index"] == [1]
+
+
+def test_tiny_outputs_zeros_fail_on_rel_err():
+    # |ref| ~ 1e-6 is inside atol, so allclose alone would accept all zeros (KernelBench issue #165).
+    ref = torch.rand(1000, dtype=torch.float64) * 1e-6
+    r = rep(torch.zeros(1000), ref)
+    assert r["allclose"] is True
+    assert r["rel_err"] == pytest.approx(1.0) and r["passed"] is False
+
+
+def test_first_bad_index_and_counts():
+    ref = torch.zeros(3, 4, 5, dtype=torch.float64) + 1.0
+    out = ref.float().clone()
+    out[1, 2, 3] = 2.0
+    out[2, 0, 0] = 3.0
+    r = rep(out, ref)
+    assert r["mismatches"] == 2 and r["first_bad_index"] == [1, 2, 3]
+    assert r["first_bad_got"] == 2.0 and r["first_bad_expected"] == 1.0
+    assert r["max_abs_err"] == pytest.approx(2.0)
+    assert r["mean_abs_err"] == pytest.approx(3.0 / 60)
+    assert r["rel_err"] == pytest.approx(math.sqrt(5) / math.sqrt(60))
+
+
+def test_shape_dtype_and_type_checks():
+    ref = torch.ones(4, 4, dtype=torch.float64)
+    assert "shape" in rep(torch.ones(3, 4), ref)["message"]
+    assert rep(torch.ones(16), ref)["passed"]  # a contiguous flat buffer of the right size is reshaped
+    r = rep(torch.ones(4, 4, dtype=torch.float64), ref, dtype=torch.float32)
+    assert not r["passed"] and "expected float32" in r["message"]
+
+    class Sub(torch.Tensor):
+        pass
+    assert "not a plain torch.Tensor" in rep(torch.ones(4, 4).as_subclass(Sub), ref)["message"]
+
+
+def test_bitwise_equal():
+    a = torch.tensor([0.0, 1.0, float("nan")])
+    assert compare.bitwise_equal(a, a.clone())
+    assert not compare.bitwise_equal(a, torch.tensor([-0.0, 1.0, float("nan")]))
+    assert not compare.bitwise_equal(a, a.double())

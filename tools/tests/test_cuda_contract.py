@@ -1,0 +1,62 @@
+"""The CUDA contract: solve() signature parsing, scalar values, nvcc compile cache, and (GPU) running it."""
+import pytest
+
+from conftest import HAS_CUDA, kernel
+from harness import cuda_contract as cc
+
+
+def test_parse_const_pointers_are_inputs():
+    params = cc.parse_solve('''
+        // extern "C" void solve(int bogus);  (a comment is ignored)
+        extern "C" void solve(const float* __restrict__ a, float const *b, float* out, int rows, size_t n,
+                              float eps) { }''')
+    assert [(p.name, p.base, p.pointer, p.const) for p in params] == [
+        ("a", "float", True, True), ("b", "float", True, True), ("out", "float", True, False),
+        ("rows", "int", False, False), ("n", "size_t", False, False), ("eps", "float", False, False)]
+
+
+@pytest.mark.parametrize("source, fragment", [
+    ("void solve(float* x) {}", 'extern "C"'),
+    ('extern "C" void other(float* x) {}', "solve"),
+    ('extern "C" void solve(const float* x, int n) {}', "no non-const pointer"),
+    ('extern "C" void solve(struct Foo* x, float* y) {}', "points to"),
+    ('extern "C" void solve(float*, float* y) {}', "no name"),
+])
+def test_parse_errors_name_the_fix(source, fragment):
+    with pytest.raises(cc.ContractError, match=fragment):
+        cc.parse_solve(source)
+
+
+def test_scalar_values():
+    params = cc.parse_solve('extern "C" void solve(const float* x, float* y, int rows, int cols, float eps)')
+    assert cc.scalar_values(params, [4, 8], {}) == {"rows": 4, "cols": 8, "eps": 1e-5}
+    assert cc.scalar_values(params, [4, 8], {"rows": 2, "eps": 0.5}) == {"rows": 2, "eps": 0.5, "cols": 32}
+    one = cc.parse_solve('extern "C" void solve(const float* x, float* y, int n)')
+    assert cc.scalar_values(one, [4, 8], {}) == {"n": 32}
+    three = cc.parse_solve('extern "C" void solve(const float* x, float* y, int a, int b, int c)')
+    with pytest.raises(cc.ContractError, match="--arg"):
+        cc.scalar_values(three, [4, 8], {})
+
+
+@pytest.mark.skipif(cc.nvcc_path() is None, reason="needs nvcc")
+def test_compile_is_cached_by_content(tmp_path):
+    so, fresh, _ = cc.compile_so(kernel("vector_add.cu"), "sm_90", tmp_path)
+    assert fresh and so.is_file() and so.parent == tmp_path / "cuda"
+    again, fresh2, _ = cc.compile_so(kernel("vector_add.cu"), "sm_90", tmp_path)
+    assert again == so and not fresh2
+
+
+@pytest.mark.skipif(not HAS_CUDA, reason="needs a CUDA GPU")
+def test_cuda_kernel_check_and_crash(harness, tmp_path):
+    res = harness(kernel=kernel("vector_add.cu"), op="add", device="cuda", shapes=[[1000], [64, 64]],
+                  trials=2, cache_dir=str(tmp_path))
+    assert res["verdict"] == "PASS", res["message"]
+    assert res["contract"] == "cuda" and res["delegation"]["checked"] is False
+    bad = harness(kernel=kernel("vector_add_oob.cu"), op="gelu", device="cuda", shapes=[[1 << 20]],
+                  trials=1, cache_dir=str(tmp_path))
+    assert bad["verdict"] == "CRASH", bad["message"]
+
+
+def test_cuda_contract_on_cpu_is_refused(harness):
+    res = harness(kernel=kernel("vector_add.cu"), op="add", device="cpu", shapes=[[64]])
+    assert res["verdict"] == "FAIL" and "GPU" in res["message"]

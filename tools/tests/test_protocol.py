@@ -1,0 +1,63 @@
+"""The protocol itself: one-shot CLI exit codes and schemas, invalid requests, env, catalog, run-once,
+and the warm worker of `serve`."""
+import json
+
+from conftest import SCHEMAS, TEMPLATES, kernel, run_cli, validate
+
+
+def test_request_schema_is_valid_and_matches_defaults():
+    import pytest
+    jsonschema = pytest.importorskip("jsonschema")
+    from harness import protocol
+    schema = json.loads((SCHEMAS / "request.schema.json").read_text())
+    jsonschema.Draft202012Validator.check_schema(schema)
+    full = dict(protocol.DEFAULTS, command="bench", kernel="k.py", bench=protocol.BENCH_DEFAULTS,
+                total_timeout_s=60.0, run_once={"warmup": 1, "nvtx": "kgo_run"})
+    jsonschema.Draft202012Validator(schema).validate(full)
+
+
+def test_one_shot_check_pass(tmp_path):
+    rc, res, err = run_cli("check", {"kernel": str(TEMPLATES / "gelu" / "v4_optimized.py"), "op": "gelu",
+                                     "device": "cpu", "trials": 1, "shapes": [[8, 64]], "edge_shapes": False})
+    assert rc == 0 and res["verdict"] == "PASS", err[-2000:]
+    validate(res)
+    assert len(res["kernel_sha256"]) == 64 and res["worker"]["warm"] is False
+    assert "kgo-harness:" in err  # progress goes to stderr, never stdout
+
+
+def test_invalid_requests_exit_2():
+    rc, res, _ = run_cli("check", "not json")
+    assert rc == 2 and res["verdict"] == "ERROR" and "JSON" in res["error"]
+    rc, res, _ = run_cli("check", {"kernel": "/no/such/kernel.py"})
+    assert rc == 2 and "does not exist" in res["message"]
+    rc, res, _ = run_cli("bench", {"kernel": kernel("seed_add.py"), "trials": 0})
+    assert rc == 2 and "trials" in res["message"]
+    rc, res, _ = run_cli("check", {"command": "bench", "kernel": kernel("seed_add.py")})
+    assert rc == 2 and "agree" in res["message"]
+    validate(res)
+
+
+def test_env_and_catalog(harness):
+    env = harness(command="env", device="cpu")
+    assert env["verdict"] == "PASS" and env["torch"] and env["triton"] and env["interpreter"] is True
+    assert "nvcc" in env and "ncu" in env and env["ready"] is True
+    cat = harness(command="catalog")
+    names = {op["name"] for op in cat["ops"]}
+    assert {"softmax", "layer_norm", "gelu", "add"} <= names
+    ln = next(op for op in cat["ops"] if op["name"] == "layer_norm")
+    assert "layernorm" in ln["aliases"] and ln["entry"] == "triton_layer_norm"
+
+
+def test_run_once_reports_launches(harness):
+    res = harness(command="run-once", kernel=str(TEMPLATES / "softmax" / "v4_optimized.py"), op="softmax",
+                  device="cpu", shapes=[[4, 32]])
+    assert res["verdict"] == "PASS" and res["launches"] == ["_softmax_persistent"]
+
+
+def test_serve_keeps_worker_warm(harness):
+    req = dict(kernel=str(TEMPLATES / "add" / "v1_baseline.py"), op="add", device="cpu", trials=1,
+               shapes=[[4, 32]], edge_shapes=False)
+    harness(**req)
+    second = harness(**req)
+    assert second["worker"]["warm"] is True and second["timing"]["import_s"] == 0.0
+    assert second["timing"]["worker_start_s"] == 0.0
