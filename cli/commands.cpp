@@ -7,12 +7,18 @@ void register_all(CLI::App& app, Context& ctx) {
   register_init(app, ctx);    // create a workspace
   register_status(app, ctx);  // summarize a workspace
   register_env(app, ctx);     // check GPU, driver, toolchain
+  register_check(app, ctx);   // correctness gate (harness)
   register_wiki(app, ctx);    // read the gpu-wiki: products, lookup, check, index
+  register_spec(app, ctx);    // cited hardware specs: add, auto, unknown, list, remove
+  register_audit(app, ctx);   // re-verify citations, find uncited hardware numbers
   register_memory(app, ctx);   // iteration records: create, read, update, mask, summary, diff
   register_plan(app, ctx);     // iteration plans: new, check
   register_iterate(app, ctx);  // accept / reject an iteration (commits), verify
   register_restart(app, ctx);  // partial restart: mask about half of the records
   register_roofline(app, ctx);  // roofline targets from registered specs (Stop Conditions)
+  register_profile(app, ctx);   // Nsight Compute profile + bottleneck verdict
+  register_asm(app, ctx);       // SASS/PTX instruction counts vs ISA targets
+  register_ceiling(app, ctx);   // measured GPU maxima (optionally into the wiki)
 }
 
 }  // namespace kgo::cli

@@ -11,6 +11,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/json_schema.hpp"
+
 namespace kgo::core {
 
 // "v3" -> 3; throws Error(usage) for anything else.
@@ -39,8 +41,6 @@ void record_measurement(const std::filesystem::path& workspace, int n, const std
                         const std::string& tool);
 
 // ---- Additions (engineer E). Writers take a core::LockedWorkspace themselves (re-entrant). ----
-
-class JsonSchema;
 
 // "v3" for 3.
 std::string version_name(int n);

@@ -26,17 +26,37 @@ namespace kgo::core {
 
 using nlohmann::json;
 
-void fault_checkpoint(const char* label) {
-  static const long at = [] {
-    const char* v = std::getenv("KGO_FAULT_AT");
-    return v ? std::strtol(v, nullptr, 10) : 0L;
+namespace {
+
+struct FaultState {
+  long at = 0;
+  bool trace = false;
+  long count = 0;
+};
+
+FaultState& fault_state() {
+  static FaultState s = [] {
+    FaultState f;
+    if (const char* v = std::getenv("KGO_FAULT_AT")) f.at = std::strtol(v, nullptr, 10);
+    f.trace = std::getenv("KGO_FAULT_TRACE") != nullptr;
+    return f;
   }();
-  static const bool trace = std::getenv("KGO_FAULT_TRACE") != nullptr;
-  static long count = 0;
-  if (at <= 0 && !trace) return;
-  ++count;
-  if (trace) std::fprintf(stderr, "kgo-checkpoint %ld %s\n", count, label);
-  if (count == at) {
+  return s;
+}
+
+}  // namespace
+
+void set_fault_injection(long at) {
+  fault_state().at = at;
+  fault_state().count = 0;
+}
+
+void fault_checkpoint(const char* label) {
+  FaultState& f = fault_state();
+  if (f.at <= 0 && !f.trace) return;
+  ++f.count;
+  if (f.trace) std::fprintf(stderr, "kgo-checkpoint %ld %s\n", f.count, label);
+  if (f.count == f.at) {
     std::fflush(nullptr);
     ::kill(::getpid(), SIGKILL);
   }

@@ -18,6 +18,8 @@ namespace fs = std::filesystem;
 
 // A fault-injection point (see above); free when KGO_FAULT_AT is unset.
 void fault_checkpoint(const char* label);
+// Overrides KGO_FAULT_AT for this process and restarts the count (in-process tests fork first).
+void set_fault_injection(long at);
 
 // Like write_file_atomic, with fault checkpoints between its steps.
 void write_file_atomic_checked(const fs::path& path, const std::string& content);

@@ -1,6 +1,9 @@
 // README sections of `kgo roofline`. Every line that states a hardware number (or a number derived
 // from one) carries the `<- <gpu-wiki>/path:line` citation of its input on the same line, which is
 // what `kgo audit` checks.
+#include <string>
+#include <vector>
+
 #include <fmt/format.h>
 
 #include "roofline/catalog.hpp"
@@ -134,26 +137,28 @@ std::string stop_conditions_section(const Analysis& a) {
       "(exit 0 when met, 2 when missed).\n\n",
       fmt_sig(a.fraction));
   for (const ShapeResult& r : a.shapes) {
-    out += fmt::format("- {}: time <= {} ({}; governed by {}): ", r.c.label, fmt_us(r.target_time_s),
-                       bound_text(r.bound), floor_text(r.governing));
     if (r.governing == Floor::launch_latency) {
-      out += fmt::format("= {} / {}, launch_latency {}; the launch floor exceeds the roofline floor ({}), so "
-                         "no kernel reaches {} of peak at this size\n",
-                         fmt_us(*r.launch_floor_s), fmt_sig(a.fraction), in.launch_latency->cited(),
-                         fmt_us(r.roofline_floor_s), fmt_sig(a.fraction));
+      out += fmt::format("- {}: time <= {} = {} / {}, launch_latency {} ({}; governed by the launch-latency floor, "
+                         "which exceeds the roofline floor {}: no kernel reaches {} of peak at this size)\n",
+                         r.c.label, fmt_us(r.target_time_s), fmt_us(*r.launch_floor_s), fmt_sig(a.fraction),
+                         in.launch_latency->cited(), bound_text(r.bound), fmt_us(r.roofline_floor_s),
+                         fmt_sig(a.fraction));
       continue;
     }
-    out += rate_target(a, r.governing);
+    std::vector<std::string> notes = {bound_text(r.bound), "governed by " + floor_text(r.governing)};
     if (r.bound == Bound::balanced) {
-      out += fmt::format("; balanced: the other floor is within {}%, both resources matter",
-                         fmt_sig(100 * (1 - kBalancedLow)));
+      notes.push_back(fmt::format("the other floor is within {}%, both resources matter",
+                                  fmt_sig(100 * (1 - kBalancedLow))));
     }
-    if (!r.launch_floor_s) out += "; latency floor unknown (no registered launch_latency)";
+    if (!r.launch_floor_s) notes.push_back("latency floor unknown");
     if (r.grid && r.grid->quantized_floor_s > r.target_time_s) {
-      out += fmt::format("; with grid {} the wave-quantized floor {} exceeds this target", r.grid->grid,
-                         fmt_us(r.grid->quantized_floor_s));
+      notes.push_back(fmt::format("with grid {} the wave-quantized floor {} exceeds this target", r.grid->grid,
+                                  fmt_us(r.grid->quantized_floor_s)));
     }
-    out += "\n";
+    std::string joined;
+    for (const auto& n : notes) joined += (joined.empty() ? "" : "; ") + n;
+    out += fmt::format("- {}: time <= {}, i.e. {} ({})\n", r.c.label, fmt_us(r.target_time_s),
+                       rate_target(a, r.governing), joined);
   }
   out += fmt::format("- seed figure (one target for every shape, as the original workflow states it; the per-shape "
                      "targets above take precedence; {}-bound by the largest shape): {}\n",

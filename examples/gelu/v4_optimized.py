@@ -10,15 +10,13 @@ def _gelu_stream(x_ptr, y_ptr, n, BLOCK: tl.constexpr):
     start = tl.program_id(0).to(tl.int64) * BLOCK
     offs = start + tl.arange(0, BLOCK)
     mask = offs < n
-    x = tl.load(x_ptr + offs, mask=mask, eviction_policy="evict_first").to(tl.float32)
+    x = tl.load(x_ptr + offs, mask=mask).to(tl.float32)
     y = 0.5 * x * (1.0 + tl.math.erf(x * 0.7071067811865476))
-    tl.store(y_ptr + offs, y, mask=mask, eviction_policy="evict_first")
+    tl.store(y_ptr + offs, y, mask=mask)
 
 
 def config(n):
     """(BLOCK, num_warps) for an element count."""
-    if n >= 1 << 22:
-        return 2048, 8
     if n >= 1 << 16:
         return 1024, 4
     return 512, 4

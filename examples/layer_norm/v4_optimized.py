@@ -20,7 +20,7 @@ def _layer_norm_persistent(x_ptr, w_ptr, b_ptr, y_ptr, n_rows, n_cols, eps, ROWS
         rows = start + tl.arange(0, ROWS)
         mask = (rows[:, None] < n_rows) & col_mask[None, :]
         offs = rows[:, None].to(tl.int64) * n_cols + cols[None, :]
-        x = tl.load(x_ptr + offs, mask=mask, other=0.0, eviction_policy="evict_first").to(tl.float32)
+        x = tl.load(x_ptr + offs, mask=mask, other=0.0).to(tl.float32)
         mean = tl.sum(x, axis=1) / n_cols
         xc = tl.where(mask, x - mean[:, None], 0.0)
         rstd = 1.0 / tl.sqrt(tl.sum(xc * xc, axis=1) / n_cols + eps)
@@ -54,6 +54,8 @@ def _layer_norm_long(x_ptr, w_ptr, b_ptr, y_ptr, n_cols, eps, BLOCK: tl.constexp
 
 
 def _programs(x, tiles, per_sm):
+    if per_sm == 0:
+        return tiles
     if x.is_cuda:
         sms = torch.cuda.get_device_properties(x.device).multi_processor_count
         return max(1, min(tiles, sms * per_sm))
@@ -61,11 +63,11 @@ def _programs(x, tiles, per_sm):
 
 
 def config(n_rows, n_cols):
-    """(ROWS, BLOCK, num_warps, programs per SM) for a row length."""
+    """(ROWS, BLOCK, num_warps, programs per SM; 0: one program per row tile, no persistence)."""
     block = triton.next_power_of_2(n_cols)
     rows = max(1, min(2048 // block, triton.next_power_of_2(n_rows)))
-    warps = 16 if block >= 8192 else 8 if block >= 2048 else 4
-    return rows, block, warps, 4
+    warps = 16 if block >= 16384 else 8 if block >= 8192 else 4
+    return rows, block, warps, 0
 
 
 def triton_layer_norm(x: torch.Tensor, weight: torch.Tensor, bias: torch.Tensor, eps: float = 1e-5):

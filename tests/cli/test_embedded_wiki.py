@@ -229,11 +229,25 @@ def test_kgo_lookup_h100_bandwidth_cites_the_h100_sxm_row():
 
 
 @needs_kgo_wiki
+@pytest.mark.skipif(pathlib.Path("/tmp/gpu-wiki").exists(), reason="/tmp/gpu-wiki takes precedence")
+def test_kgo_reads_this_wiki_when_no_wiki_is_named():
+    r = run_kgo("wiki", "lookup", "--platform", "H100", "--metric", "hbm_bandwidth", "--json")
+    assert r.rc == 0, r.err
+    out = r.json()
+    assert out["wiki"]["embedded"] is True
+    assert pathlib.Path(out["wiki"]["path"]).resolve() == WIKI.resolve()
+    assert out["product"] == "H100 SXM"
+
+
+@needs_kgo_wiki
 @pytest.mark.parametrize("platform,metric", [("H20", "hbm_bandwidth"), ("H200", "bf16_tensor"),
                                              ("H20", "sm_count"), ("MI308X", "bf16_tensor")])
 def test_kgo_lookup_of_an_unknown_value_fails_instead_of_borrowing(platform, metric):
     r = run_kgo("wiki", "lookup", "--platform", platform, "--metric", metric, "--wiki", WIKI)
     assert r.rc != 0, r.out
+    # It fails because the value is not stated, not because the product is unknown.
+    assert metric in r.err and platform in r.err, r.err
+    assert "unknown platform" not in r.err.lower(), r.err
 
 
 @needs_kgo_wiki

@@ -17,9 +17,10 @@ int error_column(const std::string& text, const Variables& vars = {}) {
     evaluate(text, vars);
   } catch (const Error& e) {
     if (e.code() != ExitCode::expression_error) return -1;
+    static const std::regex column("at column ([0-9]+)");
     std::smatch m;
     std::string msg = e.what();
-    if (std::regex_search(msg, m, std::regex("at column ([0-9]+)"))) return std::stoi(m[1]);
+    if (std::regex_search(msg, m, column)) return std::stoi(m[1]);
     return -2;
   }
   return 0;

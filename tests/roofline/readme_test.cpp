@@ -47,7 +47,9 @@ void expect_every_rate_cited(const std::string& md) {
   std::string line;
   std::regex rate(R"([0-9][0-9.,]*\s*(TB/s|GB/s|TFLOPS|TFLOP/s|GFLOPS|B/s|FLOP/s))");
   while (std::getline(in, line)) {
-    if (std::regex_search(line, rate)) EXPECT_NE(line.find("<- <gpu-wiki>/"), std::string::npos) << line;
+    if (std::regex_search(line, rate)) {
+      EXPECT_NE(line.find("<- <gpu-wiki>/"), std::string::npos) << line;
+    }
   }
 }
 

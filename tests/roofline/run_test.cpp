@@ -5,6 +5,7 @@
 #include "core/error.hpp"
 #include "core/markdown.hpp"
 #include "core/workspace.hpp"
+#include "roofline/render.hpp"
 #include "tests/roofline/wiki_registry.hpp"
 #include "tests/test_util.hpp"
 
@@ -85,7 +86,7 @@ TEST_F(RunTest, WritesItsSectionsAndKeepsUserEditsElsewhere) {
   std::string again = test::read(ws() / "README.md");
   EXPECT_EQ(*core::section_body(again, "Task Context"), *core::section_body(edited, "Task Context"));
   EXPECT_EQ(*core::section_body(again, "Stop Conditions"), *core::section_body(after, "Stop Conditions"));
-  EXPECT_EQ(again, core::replace_section(edited, "Stop Conditions", *core::section_body(after, "Stop Conditions")));
+  EXPECT_EQ(again, core::replace_section(edited, "Stop Conditions", stop_conditions_section(r.analysis)));
 }
 
 TEST_F(RunTest, RefusalWithoutSpecsWritesNothing) {

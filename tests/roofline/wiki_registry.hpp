@@ -9,6 +9,7 @@
 
 #include "core/files.hpp"
 #include "gpu-wiki-index/index.hpp"
+#include "gpu-wiki-index/units.hpp"
 #include "specs/registry.hpp"
 
 namespace kgo::test {
@@ -25,7 +26,8 @@ inline specs::SpecEntry entry_from_fact(const wiki::Fact& f) {
   e.product = f.product;
   e.measured = f.measured;
   e.value = f.value;
-  e.value_text = f.value_text;
+  auto parsed = wiki::parse_value(f.value_text);
+  e.value_text = parsed ? (parsed->approximate ? "~" : "") + parsed->number_text : f.value_text;
   e.unit = f.unit;
   auto q = wiki::normalize(f.value, f.unit);
   if (!q) throw std::runtime_error("unit not understood: " + f.unit);

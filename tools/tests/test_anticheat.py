@@ -69,7 +69,7 @@ def test_side_stream_without_sync(harness):
     res = check(harness, "cheat_side_stream.py", "softmax", "cuda", shapes=[[4096, 4096]], edge_shapes=False,
                 trials=1)
     assert res["verdict"] == "FAIL"
-    assert res["streams"]["ordered"] is False
+    assert res["streams"]["ordered"] is False, res["message"]
     bench = harness(command="bench", kernel=kernel("cheat_side_stream.py"), op="softmax", device="cuda",
                     shapes=[[4096, 4096]], bench={"baselines": [], "runs": 10})
     size = bench["sizes"][0]
@@ -91,7 +91,7 @@ def test_race_nondeterministic(harness, device):
     shapes = [[64, 4097]] if device == "cuda" else SMALL
     res = check(harness, "cheat_race.py", "softmax", device, shapes=shapes, edge_shapes=False, trials=3)
     assert res["verdict"] == "FAIL"
-    assert res["determinism"]["equal"] is False
+    assert res["determinism"]["equal"] is False, res["message"]
     assert any(c["deterministic"] is False for c in res["cases"])
 
 

@@ -10,15 +10,13 @@ def _add_stream(x_ptr, y_ptr, out_ptr, n, alpha, BLOCK: tl.constexpr):
     start = tl.program_id(0).to(tl.int64) * BLOCK
     offs = start + tl.arange(0, BLOCK)
     mask = offs < n
-    x = tl.load(x_ptr + offs, mask=mask, eviction_policy="evict_first")
-    y = tl.load(y_ptr + offs, mask=mask, eviction_policy="evict_first")
-    tl.store(out_ptr + offs, x + alpha * y, mask=mask, eviction_policy="evict_first")
+    x = tl.load(x_ptr + offs, mask=mask)
+    y = tl.load(y_ptr + offs, mask=mask)
+    tl.store(out_ptr + offs, x + alpha * y, mask=mask)
 
 
 def config(n):
     """(BLOCK, num_warps) for an element count."""
-    if n >= 1 << 22:
-        return 2048, 8
     if n >= 1 << 16:
         return 1024, 4
     return 512, 4

@@ -17,7 +17,7 @@ def _softmax_persistent(x_ptr, y_ptr, n_rows, n_cols, ROWS: tl.constexpr, BLOCK:
         rows = start + tl.arange(0, ROWS)
         mask = (rows[:, None] < n_rows) & col_mask[None, :]
         offs = rows[:, None].to(tl.int64) * n_cols + cols[None, :]
-        x = tl.load(x_ptr + offs, mask=mask, other=-float("inf"), eviction_policy="evict_first")
+        x = tl.load(x_ptr + offs, mask=mask, other=-float("inf"))
         x = x.to(tl.float32)
         e = tl.exp(x - tl.max(x, axis=1)[:, None])
         e = tl.where(mask, e, 0.0)
@@ -48,6 +48,8 @@ def _softmax_long(x_ptr, y_ptr, n_cols, BLOCK: tl.constexpr):
 
 
 def _programs(x, tiles, per_sm):
+    if per_sm == 0:
+        return tiles
     if x.is_cuda:
         sms = torch.cuda.get_device_properties(x.device).multi_processor_count
         return max(1, min(tiles, sms * per_sm))
@@ -55,11 +57,11 @@ def _programs(x, tiles, per_sm):
 
 
 def config(n_rows, n_cols):
-    """(ROWS, BLOCK, num_warps, programs per SM) for a row length."""
+    """(ROWS, BLOCK, num_warps, programs per SM; 0: one program per row tile, no persistence)."""
     block = triton.next_power_of_2(n_cols)
     rows = max(1, min(2048 // block, triton.next_power_of_2(n_rows)))
-    warps = 16 if block >= 8192 else 8 if block >= 2048 else 4
-    return rows, block, warps, 4
+    warps = 16 if block >= 16384 else 8 if block >= 8192 else 4
+    return rows, block, warps, 0
 
 
 def triton_softmax(x: torch.Tensor) -> torch.Tensor:

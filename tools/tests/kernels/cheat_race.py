@@ -14,7 +14,7 @@ def _partial_sums(x_ptr, sums_ptr, n_cols, CHUNK: tl.constexpr):
     row = tl.program_id(0)
     part = tl.program_id(1)
     cols = part * CHUNK + tl.arange(0, CHUNK)
-    x = tl.load(x_ptr + row * n_cols + cols, mask=cols < n_cols, other=0.0)
+    x = tl.load(x_ptr + row * n_cols + cols, mask=cols < n_cols, other=-float("inf"))
     tl.atomic_add(sums_ptr + row, tl.sum(tl.exp(x), axis=0))
 
 
