@@ -169,19 +169,23 @@ def step_examples(out, args):
 
 
 def step_repeat(out, args):
+    """Two benches of each v4 at 4096^2 in a row: with the default 10 runs, and with 50."""
     log = open(out / "serve-repeat.log", "w")
     serve = Serve(log)
     results = {}
     try:
-        for op in OPS:
-            runs = []
-            for _ in range(2):
-                r = serve(command="bench", **kreq(op, "v4_optimized", shapes=[BIG], bench={"baselines": []}))
-                runs.append(r["sizes"][0])
-            a, b = runs[0]["median_us"], runs[1]["median_us"]
-            results[op] = {"medians_us": [a, b], "diff_pct": abs(a - b) / min(a, b) * 100,
-                           "iqr_us": [runs[0]["iqr_us"], runs[1]["iqr_us"]], "runs": runs[0]["runs"]}
-            print(f"repeat {op}: {a:.2f} vs {b:.2f} us ({results[op]['diff_pct']:.2f}%)", flush=True)
+        for runs in (10, 50):
+            for op in OPS:
+                meds = []
+                for _ in range(2):
+                    r = serve(command="bench", **kreq(op, "v4_optimized", shapes=[BIG],
+                                                       bench={"baselines": [], "runs": runs}))
+                    meds.append(r["sizes"][0]["median_us"])
+                key = f"{op}/runs={runs}"
+                results[key] = {"medians_us": meds, "diff_pct": abs(meds[0] - meds[1]) / min(meds) * 100,
+                                "runs": runs}
+                print(f"repeat {key}: {meds[0]:.2f} vs {meds[1]:.2f} us ({results[key]['diff_pct']:.2f}%)",
+                      flush=True)
     finally:
         serve.close()
     save(out, "repeat", results)
@@ -190,7 +194,9 @@ def step_repeat(out, args):
 def _cycle_numbers(chk, bn, wall):
     dev = (chk["timing"].get("device_s") or 0) + (bn["timing"].get("device_s") or 0)
     comp = (chk["timing"].get("compile_s") or 0) + (bn["timing"].get("compile_s") or 0)
-    return {"wall_s": wall, "device_s": dev, "compile_s": comp,
+    warm = (chk["timing"].get("warmup_s") or 0) + (bn["timing"].get("warmup_s") or 0)
+    return {"wall_s": wall, "device_s": dev, "compile_s": comp, "warmup_s": warm,
+            "ratio_no_warmup": wall / (dev - warm + comp) if dev - warm + comp > 0 else None,
             "import_s": (chk["timing"].get("import_s") or 0) + (bn["timing"].get("import_s") or 0),
             "ratio": wall / (dev + comp) if dev + comp else None,
             "check_wall_s": chk["timing"]["wall_s"], "bench_wall_s": bn["timing"]["wall_s"],
@@ -367,9 +373,20 @@ def step_report(out, args):
              f"Command: `{args.command}` (device tool, one call). Device: {copy.get('device')} "
              f"({copy.get('sms')} SMs, L2 {copy.get('l2_bytes')} B), torch {copy.get('torch')}, triton "
              f"{copy.get('triton')}.", ""]
+    env_path = out / "env.json"
+    if env_path.is_file():
+        env = json.loads(env_path.read_text())
+        lines += [f"Harness `env`: verdict {env.get('verdict')}; driver {env.get('driver')}, CUDA (torch) "
+                  f"{env.get('cuda')}, nvcc {(env.get('nvcc') or {}).get('version')}, ncu "
+                  f"{(env.get('ncu') or {}).get('version')}, clocks {env.get('clocks')}.", ""]
     if ceiling:
         lines += [f"Copy ceiling measured in this run: **{ceiling:.3f} TB/s** (1 GiB fp32 `copy_`, read + write "
                   f"bytes, median of 30 CUDA-event timings).", ""]
+    pytest_log = out / "pytest-gpu.log"
+    if pytest_log.is_file():
+        tail = [ln for ln in pytest_log.read_text().splitlines() if ln.strip()][-1:]
+        lines += [f"GPU tests (`python3 -m pytest -q tools/tests -k \"cuda or gpu or side_stream\"`): "
+                  f"{tail[0] if tail else 'no output'}", ""]
     ex = data.get("examples", {})
     if ex:
         lines += ["## Examples at 4096x4096 fp32 (harness bench: events, L2 flush, rotation, median of 10)", "",
@@ -384,6 +401,14 @@ def step_report(out, args):
                              f"{fmt(s.get('speedup_vs_eager'))} | {fmt(s.get('speedup_vs_compile'))} | "
                              f"{fmt(s.get('achieved_tbps'), 3)} | {fmt(pct, 1)} |")
         lines.append("")
+        clk = [(op, v, r["bench"].get("clocks") or {}) for op, vs in ex.items() for v, r in vs.items()]
+        names = sorted({n for _, _, c in clk for k in ("before", "after") for n in ((c.get(k) or {}).get(
+            "throttle_names") or [])})
+        sms = [(c.get(k) or {}).get("sm_mhz") for _, _, c in clk for k in ("before", "after")]
+        sms = [x for x in sms if x]
+        if sms:
+            lines += [f"Clocks recorded around every bench (source {clk[0][2].get('source')}): SM {min(sms):g}-"
+                      f"{max(sms):g} MHz; throttle reasons seen: {', '.join(names) or 'none'}.", ""]
         targets = {"softmax": 1.4, "layer_norm": 1.4, "gelu": 0.97, "add": 0.97}
         lines += ["Targets (v4_optimized): speedup vs eager and >= 85% of the copy ceiling:", ""]
         for op, need in targets.items():
@@ -407,8 +432,8 @@ def step_report(out, args):
         lines.append("")
     rep = data.get("repeat", {})
     if rep:
-        lines += ["## Repeatability (two benches, 4096x4096, v4, harness defaults)", "",
-                  "| op | run 1 us | run 2 us | diff % |", "|---|---|---|---|"]
+        lines += ["## Repeatability (two benches in a row, 4096x4096, v4; median of 10 runs = default, and of 50)",
+                  "", "| op / runs | run 1 us | run 2 us | diff % |", "|---|---|---|---|"]
         for op, r in rep.items():
             lines.append(f"| {op} | {fmt(r['medians_us'][0])} | {fmt(r['medians_us'][1])} | {fmt(r['diff_pct'])} |")
         lines.append("")
@@ -427,16 +452,36 @@ def step_report(out, args):
                          f"{fmt(row['harness_on_us'])} | {fmt(row['do_bench_us'])} |")
         if not ncu:
             lines.append("\nncu produced no rows in this run (see ncu.log).")
+        else:
+            big = [(row, ncu[i]["ns"] / 1e3) for i, row in enumerate(tim) if i < len(ncu) and ncu[i]["ns"] >= 50e3]
+            worst = max((abs(r["harness_auto_us"] - n) / n * 100 for r, n in big), default=None)
+            lines += ["", f"- kernels of 50 us or more by ncu ({len(big)}): largest difference {fmt(worst, 1)}% "
+                          f"(target 3%): {'met' if worst is not None and worst <= 3 else 'NOT met'}"]
+            tiny = next(((row, ncu[i]["ns"] / 1e3) for i, row in enumerate(tim)
+                         if row["shape"] == [256, 256] and i < len(ncu)), None)
+            if tiny:
+                r, n = tiny
+                lines.append(f"- 256x256 add: graph mode {fmt(r['harness_on_us'])} us vs ncu {fmt(n)} us: "
+                             f"{fmt(abs(r['harness_on_us'] - n))} us apart (target 1.5 us): "
+                             f"{'met' if abs(r['harness_on_us'] - n) <= 1.5 else 'NOT met'}; plain do_bench "
+                             f"{fmt(r['do_bench_us'])} us, plain events {fmt(r['harness_off_us'])} us")
         lines.append("")
     ov = data.get("overhead")
     if ov:
         lines += ["## Overhead of one check + bench cycle (softmax v4, default settings)", "",
-                  "| run | wall s | device s | compile s | import s | wall / (device + compile) |",
-                  "|---|---|---|---|---|---|"]
+                  "| run | wall s | check wall s | bench wall s | device s | of which warm-up s | compile s | "
+                  "import s | wall / (device + compile) | same, warm-up not counted as irreducible |",
+                  "|---|---|---|---|---|---|---|---|---|---|"]
         for name, r in [("cold (two one-shot processes)", ov["cold"]), ("warm, first cycle", ov["warm_first"])] + \
                 [(f"warm, cycle {i + 2}", r) for i, r in enumerate(ov["warm"])]:
-            lines.append(f"| {name} | {fmt(r['wall_s'], 3)} | {fmt(r['device_s'], 3)} | {fmt(r['compile_s'], 3)} | "
-                         f"{fmt(r['import_s'], 3)} | {fmt(r['ratio'])} |")
+            lines.append(f"| {name} | {fmt(r['wall_s'], 3)} | {fmt(r['check_wall_s'], 3)} | "
+                         f"{fmt(r['bench_wall_s'], 3)} | {fmt(r['device_s'], 3)} | {fmt(r.get('warmup_s'), 3)} | "
+                         f"{fmt(r['compile_s'], 3)} | {fmt(r['import_s'], 3)} | {fmt(r['ratio'])} | "
+                         f"{fmt(r.get('ratio_no_warmup'))} |")
+        lines += ["", "device s: CUDA-event time of everything the harness ran on the GPU (kernel and reference "
+                      "calls, warm-up, timed samples, L2 flushes, holds); compile s: first calls (Triton JIT) and "
+                      "torch.compile of the baseline; import s: starting the worker (importing torch). Target: "
+                      "a warm cycle at most 2x device + compile."]
         lines.append("")
     (out / f"harness-h200-{date}.md").write_text("\n".join(lines) + "\n")
     for op, vs in ex.items():

@@ -26,8 +26,8 @@ step() { echo; echo "=== $1 ($(date -u +%H:%M:%S))"; }
   step "copy ceiling";   timeout 120 $PY copy --out "$OUT"
   [ "${HARNESS_SWEEP:-0}" = 1 ] && { step "v4 sweep"; timeout 240 $PY sweep --out "$OUT"; }
   step "GPU anti-cheat and GPU harness tests (pytest)"
-  timeout 400 python3 -m pytest -q -p no:cacheprovider -rs tools/tests -k "cuda or gpu or side_stream" 2>&1 \
-    | tail -25
+  timeout 400 python3 -m pytest -q -p no:cacheprovider -rs tools/tests -k "cuda or gpu or side_stream" \
+    > "$OUT/pytest-gpu.log" 2>&1; tail -25 "$OUT/pytest-gpu.log"
   step "anti-cheat on the GPU"; timeout 300 $PY anticheat --out "$OUT"
   step "examples";       timeout 500 $PY examples --out "$OUT"
   [ "${HARNESS_SMOKE:-0}" = 1 ] || { step "repeatability"; timeout 200 $PY repeat --out "$OUT"; }

@@ -1,9 +1,13 @@
 #include "gpu-wiki-index/index.hpp"
 
+#include <sys/stat.h>
+
 #include <algorithm>
 #include <cctype>
 #include <cmath>
 #include <set>
+#include <unordered_map>
+#include <unordered_set>
 
 #include "core/error.hpp"
 #include "core/files.hpp"
@@ -36,7 +40,9 @@ std::string join(const std::vector<std::string>& v, const std::string& sep, cons
   return out;
 }
 
-std::string format_value(const Fact& f) {
+std::string site_key(const std::string& file, int line) { return file + '\0' + std::to_string(line); }
+
+std::string shown_value(const Fact& f) {
   std::string v = std::to_string(f.value);
   if (v.find('.') != std::string::npos) {
     v.erase(v.find_last_not_of('0') + 1);
@@ -67,12 +73,14 @@ std::vector<WikiFile> list_wiki_files(const fs::path& root) {
     if (it->is_symlink(ec) || !it->is_regular_file(ec)) continue;
     std::string ext = p.extension().string();
     if (ext != ".md" && ext != ".json") continue;
+    struct stat st {};
+    if (::stat(p.c_str(), &st) != 0) continue;
     WikiFile f;
-    f.rel = fs::relative(p, root, ec).generic_string();
+    f.rel = p.lexically_relative(root).generic_string();
     f.path = p;
-    f.size = it->file_size(ec);
-    auto t = it->last_write_time(ec);
-    f.mtime_ns = std::chrono::duration_cast<std::chrono::nanoseconds>(t.time_since_epoch()).count();
+    f.size = static_cast<std::uintmax_t>(st.st_size);
+    // Unix-epoch nanoseconds (file_clock's epoch is not the system clock's).
+    f.mtime_ns = static_cast<std::int64_t>(st.st_mtim.tv_sec) * 1'000'000'000LL + st.st_mtim.tv_nsec;
     files.push_back(std::move(f));
   }
   std::sort(files.begin(), files.end(), [](const WikiFile& a, const WikiFile& b) { return a.rel < b.rel; });
@@ -83,25 +91,36 @@ WikiIndex assemble_index(const fs::path& root, const std::vector<const FileIndex
   std::vector<std::pair<std::string, std::string>> aliases;
   for (const FileIndex* f : files) aliases.insert(aliases.end(), f->aliases.begin(), f->aliases.end());
   // A document scoped to a declared alias ("product: H100") speaks of the alias's product.
-  auto canonical = [&](const std::string& product) {
-    for (const auto& [alias, target] : aliases) {
-      if (name_key(alias) == name_key(product) && name_key(target) != name_key(product)) return target;
+  std::unordered_map<std::string, std::string> alias_target;  // name_key(alias) -> product
+  for (const auto& [alias, target] : aliases) {
+    if (name_key(target) != name_key(alias)) alias_target.emplace(name_key(alias), target);
+  }
+  std::unordered_map<std::string, std::string> memo;
+  auto canonical = [&](const std::string& product) -> const std::string& {
+    auto [it, fresh] = memo.try_emplace(product, product);
+    if (fresh && !alias_target.empty()) {
+      auto a = alias_target.find(name_key(product));
+      if (a != alias_target.end()) it->second = a->second;
     }
-    return product;
+    return it->second;
   };
+  size_t total = 0;
+  for (const FileIndex* f : files) total += f->facts.size();
   std::vector<Fact> facts;
+  facts.reserve(total);
   std::vector<WikiIssue> unparsed;
   std::vector<std::pair<std::string, std::string>> archs;
+  std::unordered_map<std::string, size_t> arch_at;
   for (const FileIndex* f : files) {
     for (const auto& p : f->products) {
-      std::string name = canonical(p.name);
-      auto it = std::find_if(archs.begin(), archs.end(), [&](const auto& a) { return a.first == name; });
-      if (it == archs.end()) archs.emplace_back(name, p.arch);
-      else if (it->second.empty()) it->second = p.arch;
+      const std::string& name = canonical(p.name);
+      auto [it, fresh] = arch_at.try_emplace(name, archs.size());
+      if (fresh) archs.emplace_back(name, p.arch);
+      else if (archs[it->second].second.empty()) archs[it->second].second = p.arch;
     }
-    for (Fact fact : f->facts) {
-      fact.product = canonical(fact.product);
-      facts.push_back(std::move(fact));
+    for (const Fact& fact : f->facts) {
+      facts.push_back(fact);
+      if (!alias_target.empty()) facts.back().product = canonical(fact.product);
     }
     unparsed.insert(unparsed.end(), f->issues.begin(), f->issues.end());
   }
@@ -126,12 +145,15 @@ WikiIndex::WikiIndex(fs::path root, std::vector<Fact> facts, std::vector<WikiIss
       m_unparsed(std::move(unparsed)),
       m_aliases(std::move(aliases)),
       m_archs(std::move(archs)) {
+  std::unordered_set<std::string> known;
+  for (const auto& a : m_archs) known.insert(a.first);
+  m_by_site.reserve(m_facts.size());
+  m_by_key.reserve(m_facts.size());
   for (size_t i = 0; i < m_facts.size(); ++i) {
     const Fact& f = m_facts[i];
-    m_by_site[{f.file, f.line}].push_back(i);
-    m_by_key[{f.product, f.metric}].push_back(i);
-    bool known = std::any_of(m_archs.begin(), m_archs.end(), [&](const auto& a) { return a.first == f.product; });
-    if (!known) m_archs.emplace_back(f.product, "");
+    m_by_site[site_key(f.file, f.line)].push_back(i);
+    m_by_key[f.product + '\0' + f.metric].push_back(i);
+    if (known.insert(f.product).second) m_archs.emplace_back(f.product, "");
   }
 }
 
@@ -198,7 +220,7 @@ std::string WikiIndex::resolve_product(const std::string& name) const {
 
 std::vector<Fact> WikiIndex::find(const std::string& product, const std::string& metric, bool measured) const {
   std::vector<Fact> out;
-  auto it = m_by_key.find({product, metric});
+  auto it = m_by_key.find(product + '\0' + metric);
   if (it == m_by_key.end()) return out;
   for (size_t i : it->second) {
     if (m_facts[i].measured == measured) out.push_back(m_facts[i]);
@@ -208,7 +230,7 @@ std::vector<Fact> WikiIndex::find(const std::string& product, const std::string&
 
 std::vector<Fact> WikiIndex::facts_at(const std::string& file, int line) const {
   std::vector<Fact> out;
-  auto it = m_by_site.find({file, line});
+  auto it = m_by_site.find(site_key(file, line));
   if (it == m_by_site.end()) return out;
   for (size_t i : it->second) out.push_back(m_facts[i]);
   return out;
@@ -228,8 +250,8 @@ std::vector<WikiIssue> WikiIndex::check() const {
         auto qy = normalize(y.value, y.unit);
         if (!qx || !qy || std::fabs(qx->value - qy->value) <= 1e-9 * std::fabs(qy->value)) continue;
         issues.push_back(WikiIssue{"conflict", x.file, x.line,
-                                   x.product + " " + x.metric + ": " + format_value(x) + " here, but " +
-                                       format_value(y) + " at " + y.file + ":L" + std::to_string(y.line) +
+                                   x.product + " " + x.metric + ": " + shown_value(x) + " here, but " +
+                                       shown_value(y) + " at " + y.file + ":L" + std::to_string(y.line) +
                                        "; keep one value or name the variants apart"});
         break;
       }

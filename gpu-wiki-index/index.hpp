@@ -3,7 +3,7 @@
 // qualifiers and file:line. Built from markdown (and JSON record files); cached on disk,
 // keyed by file hashes. Contract shared by specs/, roofline/ and profiling/.
 #include <filesystem>
-#include <map>
+#include <unordered_map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -97,8 +97,8 @@ class WikiIndex {
   std::vector<std::pair<std::string, std::string>> m_aliases;  // alias -> product
   std::vector<std::pair<std::string, std::string>> m_archs;    // product -> arch
   size_t m_file_count = 0;
-  std::map<std::pair<std::string, int>, std::vector<size_t>> m_by_site;         // file, line
-  std::map<std::pair<std::string, std::string>, std::vector<size_t>> m_by_key;  // product, metric
+  std::unordered_map<std::string, std::vector<size_t>> m_by_site;  // "file\0line" -> facts
+  std::unordered_map<std::string, std::vector<size_t>> m_by_key;   // "product\0metric" -> facts
 };
 
 }  // namespace kgo::wiki

@@ -106,13 +106,9 @@ HarnessOutcome run_harness(const HarnessCall& call) {
                                               p.signal, name ? name : "?"));
     return o;
   }
-  nlohmann::json result;
-  std::string line = last_json_line(p.out);
-  try {
-    result = nlohmann::json::parse(line);
-  } catch (const nlohmann::json::exception&) {
-    result = nullptr;
-  }
+  // One JSON object on stdout (pretty or compact); a stray line before it must not hide it.
+  nlohmann::json result = nlohmann::json::parse(p.out, nullptr, false);
+  if (result.is_discarded()) result = nlohmann::json::parse(last_json_line(p.out), nullptr, false);
   if (!result.is_object() || !result.contains("verdict")) {
     throw Error(fmt::format("the Python harness ({} {}) exited with status {} without a result; "
                             "this is a bug in kgo's harness or a broken Python environment (try "

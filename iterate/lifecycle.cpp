@@ -129,6 +129,10 @@ RejectResult reject_iteration(const fs::path& ws, int n, const RejectRequest& re
     c.files.push_back({*out.rejected_kernel, *current, true});
   }
 
+  if (auto plan = core::try_read_file(plan_path(ws, n)); plan && rec["optimization"].value("action_category", "").empty()) {
+    PlanCheck pc = check_plan_text(*plan);
+    if (!pc.action_category.empty()) rec["optimization"]["action_category"] = pc.action_category;
+  }
   std::string status = rec["correctness"].is_object() ? rec["correctness"].value("status", "") : "";
   std::string fix = "kernel restored from " + (last ? "V" + std::to_string(last->n) : std::string("the initial commit")) +
                     " (commit " + out.restored_from.substr(0, 12) + ")";

@@ -33,6 +33,9 @@ void check_commit(const core::GitRepo& repo, const std::map<std::string, std::st
     problems.push_back("commit " + id.substr(0, 12) + " does not hold " + v + " as an accepted record");
     return;
   }
+  if (!then.value("git_commit", json()).is_null()) {
+    problems.push_back(v + " names commit " + id.substr(0, 12) + ", which is a bookkeeping commit, not the iteration's");
+  }
   auto kernel_then = repo.read_at(id, kernel);
   const json* sha = core::find_path(then, "correctness.stamp.kernel_sha256");
   if (!kernel_then || !sha || !sha->is_string() || core::sha256_hex(*kernel_then) != sha->get<std::string>()) {

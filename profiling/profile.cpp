@@ -68,15 +68,17 @@ struct Pass {
   std::vector<std::string> argv;
 };
 
+// The request file goes to `request_dir` (profiles/v<N>/, so the recorded command can be re-run);
+// ncu's log goes to `scratch`.
 Pass ncu_pass(const harness::Target& t, const std::vector<long long>& shape, std::vector<std::string> argv,
-              const fs::path& scratch, const ProfileOptions& o) {
+              const fs::path& scratch, const fs::path& request_dir, const ProfileOptions& o) {
   Pass p;
   fs::path log = scratch / "ncu.csv";
   std::error_code ec;
   fs::remove(log, ec);
   argv.insert(argv.begin() + 1, {"--log-file", log.string()});
   p.argv = argv;
-  p.run = run_once(t, shape, argv, {}, scratch, o.warmup, o.timeout_s);
+  p.run = run_once(t, shape, argv, {}, request_dir, o.warmup, o.timeout_s);
   p.log = core::try_read_file(log).value_or("");
   p.report = parse_ncu_csv(p.log);
   return p;
@@ -214,6 +216,9 @@ ProfileResult run_profile(const fs::path& ws, const ProfileOptions& o) {
   }
   std::vector<long long> shape = first_shape(target);
   Scratch scratch{core::make_temp_dir(fs::temp_directory_path(), "kgo-profile-")};
+  std::error_code dir_ec;
+  fs::create_directories(r.dir, dir_ec);
+  if (dir_ec) throw Error("cannot create " + r.dir.string() + ": " + dir_ec.message(), ExitCode::not_writable);
 
   std::vector<std::string> base = {r.ncu_path, "--csv", "--page", "raw", "--clock-control", "none",
                                    "--target-processes", "all"};
@@ -231,12 +236,12 @@ ProfileResult run_profile(const fs::path& ws, const ProfileOptions& o) {
   r.selection = o.kernel_regex ? "kernel regex '" + *o.kernel_regex + "'" : "NVTX range kgo_run around the profiled call";
   Pass p;
   if (nvtx || o.kernel_regex) {
-    p = ncu_pass(target, shape, with_filters(full, nvtx), scratch.dir, o);
+    p = ncu_pass(target, shape, with_filters(full, nvtx), scratch.dir, r.dir, o);
     ++r.ncu_passes;
     if (p.report.launches.empty() && p.log.find("==ERROR==") != std::string::npos &&
         p.log.find("etric") != std::string::npos) {  // a metric this ncu/GPU lacks: the set alone
       p = ncu_pass(target, shape, with_filters(std::vector<std::string>(full.begin(), full.end() - 2), nvtx),
-                   scratch.dir, o);
+                   scratch.dir, r.dir, o);
       ++r.ncu_passes;
       r.selection += " (extra --metrics rejected by ncu; the set's own metrics only)";
     }
@@ -253,7 +258,7 @@ ProfileResult run_profile(const fs::path& ws, const ProfileOptions& o) {
       auto a = base;
       a.insert(a.end(), {"--metrics", "gpu__time_duration.sum", "--print-kernel-base", "function"});
       return a;
-    }(), scratch.dir, o);
+    }(), scratch.dir, r.dir, o);
     ++r.ncu_passes;
     if (auto msg = no_counter_message(s.log + "\n" + s.run.process.err); msg && s.report.launches.empty()) {
       r.counters = false;
@@ -281,7 +286,7 @@ ProfileResult run_profile(const fs::path& ws, const ProfileOptions& o) {
       auto argv = full;
       argv.insert(argv.end(), {"-k", "regex:^" + regex_escape(infos[*pick].kernel) + "$", "--launch-skip",
                                std::to_string(skip), "--launch-count", "1"});
-      p = ncu_pass(target, shape, argv, scratch.dir, o);
+      p = ncu_pass(target, shape, argv, scratch.dir, r.dir, o);
       ++r.ncu_passes;
       if (auto msg = no_counter_message(p.log + "\n" + p.run.process.err); msg && p.report.launches.empty()) {
         r.counters = false;
@@ -315,7 +320,7 @@ ProfileResult run_profile(const fs::path& ws, const ProfileOptions& o) {
                      "\n\nTiming-only evidence: " + r.verdict.evidence + "\n";
     core::write_file_atomic(r.dir / "ncu_summary.md", md);
     core::write_file_atomic(r.dir / "ncu_log.txt", p.log + "\n----- stderr -----\n" + tail(p.run.process.err, 20000));
-    r.files = {rel("ncu_summary.md"), rel("ncu_log.txt")};
+    r.files = {rel("ncu_summary.md"), rel("ncu_log.txt"), rel("run_once_request.json")};
   } else {
     if (p.report.launches.empty()) {
       fail_for_harness(p);
@@ -349,7 +354,7 @@ ProfileResult run_profile(const fs::path& ws, const ProfileOptions& o) {
     core::write_file_atomic(r.dir / "ncu_raw.csv", p.log);
     core::write_file_atomic(r.dir / "ncu_summary.md", render_summary(h, launch, verdict_md));
     core::write_file_atomic(r.dir / "ncu_details.md", render_details(h, launch));
-    r.files = {rel("ncu_raw.csv"), rel("ncu_summary.md"), rel("ncu_details.md")};
+    r.files = {rel("ncu_raw.csv"), rel("ncu_summary.md"), rel("ncu_details.md"), rel("run_once_request.json")};
   }
   r.total_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   core::write_file_atomic(r.dir / "profile.json", to_json(r).dump(2) + "\n");

@@ -76,6 +76,17 @@ bool labelled_hardware(const std::string& label) {
 
 const std::string k_times = "\xC3\x97";  // ×
 
+// A documentation example such as `<gpu-wiki>/path:line` (the README template's wording): inside
+// inline code, with a path naming no file (no extension) or no path at all.
+bool is_placeholder(const std::string& line, const CitationMatch& m) {
+  size_t ticks = static_cast<size_t>(std::count(line.begin(), line.begin() + static_cast<long>(m.begin), '`'));
+  if (ticks % 2 == 0) return false;
+  if (!m.citation) return true;
+  const std::string& path = m.citation->path;
+  std::string last = path.substr(path.find_last_of('/') == std::string::npos ? 0 : path.find_last_of('/') + 1);
+  return last.find('.') == std::string::npos;
+}
+
 }  // namespace
 
 std::vector<NumberSite> hardware_numbers(const std::string& line) {
@@ -138,6 +149,8 @@ FileScan scan_markdown(const std::string& text) {
     in_table = row;
     if (!row) table_exempt = false;
     auto found = find_citations(line);
+    found.erase(std::remove_if(found.begin(), found.end(), [&](const CitationMatch& m) { return is_placeholder(line, m); }),
+                found.end());
     for (auto& m : found) scan.citations.push_back(CitationSite{n, std::move(m), t});
     if (!found.empty() || exempt_level || table_exempt || says_measured(line)) continue;
     for (auto& site : hardware_numbers(line)) {

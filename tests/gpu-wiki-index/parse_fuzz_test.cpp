@@ -41,7 +41,24 @@ void expect_sound(const std::string& rel, const std::string& text, const std::st
   FileIndex f;
   ASSERT_NO_THROW(f = parse_file(rel, text)) << what;
   auto lines = lines_of(text);
+  // Lines inside code fences state nothing (computed here independently of the parser).
+  std::vector<bool> fenced(lines.size() + 1, false);
+  bool fence = false;
+  for (size_t i = 0; i < lines.size(); ++i) {
+    std::string t = lines[i];
+    t.erase(0, t.find_first_not_of(" \t"));
+    bool toggles = t.rfind("```", 0) == 0 || t.rfind("~~~", 0) == 0;
+    fenced[i + 1] = fence || toggles;
+    if (toggles) fence = !fence;
+  }
+  bool markdown = rel.size() > 3 && rel.substr(rel.size() - 3) == ".md";
   for (const auto& fact : f.facts) {
+    bool declared = false;
+    for (const auto& p : f.products) declared = declared || p.name == fact.product;
+    EXPECT_TRUE(declared) << what << ": product " << fact.product << " of a fact is not declared";
+    if (markdown && fact.line >= 1 && fact.line <= static_cast<int>(lines.size())) {
+      EXPECT_FALSE(fenced[fact.line]) << what << ": fact inside a code fence at line " << fact.line;
+    }
     ASSERT_GE(fact.line, 1) << what;
     ASSERT_LE(fact.line, static_cast<int>(lines.size())) << what;
     const std::string& line = lines[fact.line - 1];
@@ -140,14 +157,14 @@ TEST(ParseFuzz, RandomBytes) {
 }
 
 TEST(ParseFuzz, MutatedJsonRecords) {
-  const std::string base = R"({"records": [
+  const std::string base = R"J({"records": [
  {"product": "H100 SXM", "arch": "Hopper", "facts": [
    {"metric": "hbm_bandwidth", "value": 3.35, "unit": "TB/s"},
    {"metric": "bf16_tensor", "value": "989.4", "unit": "TFLOPS"},
    {"label": "FP16 / BF16 (Tensor Core)", "sparse": true, "value": "1,978.9", "unit": "TFLOPS"},
    {"metric": "registers_per_sm", "value": "65,536 × 32-bit"}]},
  {"product": "H20", "kind": "measured", "facts": [{"metric": "hbm_bandwidth", "value": "~3.9", "unit": "TB/s"}]}
-]})";
+]})J";
   expect_sound("r.json", base, "unmutated");
   std::mt19937 rng(99);
   for (int i = 0; i < 300; ++i) {

@@ -12,7 +12,7 @@ std::string line_of(const std::string& text, int line) {
 }
 
 TEST(ParseJson, RecordWithFactsAndLines) {
-  const std::string text = R"({
+  const std::string text = R"J({
   "product": "NVIDIA H100 SXM",
   "arch": "Hopper",
   "facts": [
@@ -23,7 +23,7 @@ TEST(ParseJson, RecordWithFactsAndLines) {
     {"label": "FP16 / BF16 (Tensor Core)", "value": "~148", "unit": "TFLOPS"},
     {"metric": "sm_count", "value": 132}
   ]
-})";
+})J";
   auto f = parse_json_records("specs/h100.json", text);
   ASSERT_EQ(f.products.size(), 1u);
   EXPECT_EQ(f.products[0].name, "H100 SXM");
@@ -47,10 +47,10 @@ TEST(ParseJson, RecordWithFactsAndLines) {
 }
 
 TEST(ParseJson, ListOfRecordsAndMeasuredKind) {
-  const std::string text = R"({"records": [
+  const std::string text = R"J({"records": [
  {"product": "H200", "kind": "measured", "facts": [{"metric": "hbm_bandwidth", "value": 4.31, "unit": "TB/s"}]},
  {"product": "H20", "facts": [{"metric": "hbm_bandwidth", "value": 4.0, "unit": "TB/s"}]}
-]})";
+]})J";
   auto f = parse_json_records("r.json", text);
   ASSERT_EQ(f.facts.size(), 2u);
   EXPECT_TRUE(f.facts[0].measured);
@@ -64,18 +64,18 @@ TEST(ParseJson, BadRecordsAreReported) {
   auto broken = parse_json_records("b.json", "{\"product\": ");
   ASSERT_EQ(broken.issues.size(), 1u);
   EXPECT_TRUE(broken.facts.empty());
-  auto no_product = parse_json_records("n.json", R"({"facts": [{"metric": "tdp", "value": 700, "unit": "W"}]})");
+  auto no_product = parse_json_records("n.json", R"J({"facts": [{"metric": "tdp", "value": 700, "unit": "W"}]})J");
   EXPECT_EQ(no_product.issues.size(), 1u);
-  auto bad_unit = parse_json_records("u.json", R"({"product": "H20", "facts": [{"metric": "tdp", "value": 700, "unit": "GB"}]})");
+  auto bad_unit = parse_json_records("u.json", R"J({"product": "H20", "facts": [{"metric": "tdp", "value": 700, "unit": "GB"}]})J");
   EXPECT_TRUE(bad_unit.facts.empty());
   EXPECT_EQ(bad_unit.issues.size(), 1u);
-  auto unknown_metric = parse_json_records("m.json", R"({"product": "H20", "facts": [{"metric": "widgets", "value": 7}]})");
+  auto unknown_metric = parse_json_records("m.json", R"J({"product": "H20", "facts": [{"metric": "widgets", "value": 7}]})J");
   EXPECT_TRUE(unknown_metric.facts.empty());
   EXPECT_EQ(unknown_metric.issues.size(), 1u);
 }
 
 TEST(ParseJson, OtherJsonFilesAreNotRecords) {
-  auto f = parse_json_records("package.json", R"({"name": "x", "version": "1.0.0"})");
+  auto f = parse_json_records("package.json", R"J({"name": "x", "version": "1.0.0"})J");
   EXPECT_TRUE(f.facts.empty());
   EXPECT_TRUE(f.issues.empty());
 }

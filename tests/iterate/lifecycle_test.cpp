@@ -180,7 +180,7 @@ TEST_F(LifecycleTest, MaskingCommitsAndNeverTouchesV0) {
   EXPECT_EQ(repo().log()[0].summary, "memory: unmask v2");
   EXPECT_EQ(un.changed, std::vector<std::string>{"v2"});
   EXPECT_FALSE(core::read_record(m_ws, 2)["masked"].get<bool>());
-  EXPECT_TRUE(repo().changed_paths().empty());
+  EXPECT_EQ(repo().changed_paths(), std::vector<std::string>{"memory/v0.json"});  // never committed: pending
 }
 
 TEST_F(LifecycleTest, VerifyFindsDisagreements) {
@@ -192,7 +192,10 @@ TEST_F(LifecycleTest, VerifyFindsDisagreements) {
   core::write_record(m_ws, 0, rec);
   VerifyResult v = verify_workspace(m_ws);
   ASSERT_FALSE(v.problems.empty());
-  EXPECT_NE(v.problems[0].find("is not V0's"), std::string::npos) << v.problems[0];
+  EXPECT_NE(v.problems[0].find("a bookkeeping commit, not the iteration's"), std::string::npos) << v.problems[0];
+  rec["git_commit"] = std::string(40, 'e');  // a commit that is not on the branch
+  core::write_record(m_ws, 0, rec);
+  EXPECT_NE(verify_workspace(m_ws).problems.at(0).find("which is not on the branch"), std::string::npos);
   test::write(m_ws / "memory" / "v1.json", "{\"version\": \"v1\", ");
   v = verify_workspace(m_ws);
   EXPECT_EQ(v.records, 2);

@@ -4,6 +4,7 @@
 
 #include "core/error.hpp"
 #include "core/files.hpp"
+#include "core/markdown.hpp"
 #include "core/memory.hpp"
 #include "core/resources.hpp"
 #include "tests/iterate/workspace_fixture.hpp"

@@ -10,6 +10,32 @@ from harness.protocol import merge_verdicts, tolerance
 
 SLEEP_CYCLES = 1_000_000  # a delay on the caller's stream before inputs appear (GPU cycles, ~0.5 ms)
 
+# GPU time of the kernel and reference calls (CUDA events) and first-call (compile) time of this check.
+LEDGER = {"device_s": 0.0, "compile_s": 0.0}
+_spans = []
+
+
+def _span_begin(device):
+    if device != "cuda":
+        return None
+    e = torch.cuda.Event(enable_timing=True)
+    e.record()
+    return e
+
+
+def _span_end(begin):
+    if begin is not None:
+        e = torch.cuda.Event(enable_timing=True)
+        e.record()
+        _spans.append((begin, e))
+
+
+def _settle():
+    """Adds the finished spans to the ledger (call after a synchronize)."""
+    while _spans:
+        b, e = _spans.pop()
+        LEDGER["device_s"] += b.elapsed_time(e) / 1e3
+
 
 class Fatal(Exception):
     """A CUDA error: the context is unusable, the worker must exit (verdict CRASH)."""
@@ -55,12 +81,15 @@ def execute(case, device):
         torch.cuda._sleep(SLEEP_CYCLES)
         for t, s in staged:
             t.copy_(s)
+    span = _span_begin(device)
     raw = case.run()
+    _span_end(span)
     snap = None
     if raw is not None:
         snap = [o.clone() if type(o) is torch.Tensor else o for o in raw]
     if device == "cuda":
         torch.cuda.synchronize()
+        _settle()
     return raw, snap
 
 
@@ -130,11 +159,15 @@ def run_case(problem, shape, trial, seed, tol, req, state):
     start = time.perf_counter()
     try:
         case = problem.case(shape, seed, trial)
+        span = _span_begin(device)
         case.reference64()
+        _span_end(span)
         if device == "cuda" and tuple(shape) not in state.setdefault("warmed", set()):
             # Compile first: a JIT compile inside the ordered run would outlast the input delay.
             state["warmed"].add(tuple(shape))
+            t0 = time.perf_counter()
             execute_synced(case)
+            LEDGER["compile_s"] += time.perf_counter() - t0
         before = {k: t.clone() for k, t in case.input_tensors().items()}
         raw, outs = execute(case, device)
         reps, msg = judge(case, outs if outs is not None else raw, tol)
@@ -238,6 +271,8 @@ def run_check(req, problem, emit):
     only = req.get("_only_case")
     emit({"type": "plan", "cases": [{"shape": s, "trial": t, "seed": sd} for s, t, sd in plan]})
     state = {}
+    LEDGER.update(device_s=0.0, compile_s=0.0)
+    _spans.clear()
     cases = list(req.get("_prior_cases", []))
     prev_det = torch.are_deterministic_algorithms_enabled()
     prev_fill = torch.utils.deterministic.fill_uninitialized_memory

@@ -113,6 +113,8 @@ def handle(req, emit):
     try:
         if cmd == "check":
             res.update(check.run_check(req, problem, emit))
+            ledger["device_s"] += check.LEDGER["device_s"]
+            ledger["compile_s"] += check.LEDGER["compile_s"]
         elif cmd == "bench":
             res.update(bench.run_bench(req, problem, emit, ledger))
         elif cmd == "run-once":
@@ -126,7 +128,8 @@ def handle(req, emit):
             raise Crash({"status": "CRASH", "message": f"CUDA error: {type(e).__name__}: {e}"[:2000]})
         res.update({"verdict": "FAIL", "message": f"the kernel raised {type(e).__name__}: {e}"[:2000],
                     "error": traceback.format_exc()[-3000:]})
-    res["timing"] = {"device_s": ledger["device_s"], "compile_s": ledger["compile_s"]}
+    res["timing"] = {"device_s": ledger["device_s"], "compile_s": ledger["compile_s"],
+                     "warmup_s": ledger.get("warmup_s", 0.0)}
     return res
 
 

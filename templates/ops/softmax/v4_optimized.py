@@ -1,7 +1,8 @@
 """softmax v4_optimized: tiling + coalescing. Rows up to MAX_REGISTER_ROW elements stay in registers (one
-read, one write: the bandwidth floor), processed by a persistent grid of a few programs per multiprocessor
-that stream rows with evict-first loads; narrow rows are packed [ROWS, BLOCK] per program; longer rows fall
-back to the online tiled kernel of v2."""
+read and one write per element: the bandwidth floor); narrow rows are packed [ROWS, BLOCK] per program so
+warps still make long contiguous accesses; rows longer than that use the online tiled kernel of v2. The
+launch settings in config() come from the H200 sweep of bench/harness_h200.py (examples/softmax/results/):
+one program per row tile with 4 warps beat persistent grids and evict-first loads there."""
 import torch
 import triton
 import triton.language as tl

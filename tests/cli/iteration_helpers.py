@@ -1,0 +1,95 @@
+"""Helpers for the memory / iterate / restart CLI tests: stamping records through
+core::record_measurement (the test-only kgo_test_stamp program) and reading workspace state."""
+import json
+import os
+import pathlib
+import subprocess
+
+import pytest
+
+from conftest import KGO_BIN, SOURCE_DIR, git, run_kgo, validate
+
+STAMP_BIN = os.environ.get("KGO_TEST_STAMP",
+                           str(pathlib.Path(KGO_BIN).resolve().parents[1] / "tests" / "iterate" / "kgo_test_stamp"))
+
+
+def stamp(ws, version, status="PASS", latency_us=None, gbps=None, sha=None):
+    """Writes correctness (and performance) of `version` as `kgo check` / `kgo bench` would."""
+    if not os.path.exists(STAMP_BIN):
+        pytest.fail(f"{STAMP_BIN} is missing: build the kgo_test_stamp target (tests/iterate)")
+    args = [STAMP_BIN, str(ws), version, status]
+    if latency_us is not None:
+        args.append(str(latency_us))
+        if gbps is not None:
+            args.append(str(gbps))
+    env = dict(os.environ, KGO_DATA_DIR=str(SOURCE_DIR))
+    if sha:
+        env["KGO_STAMP_SHA"] = sha
+    proc = subprocess.run(args, env=env, capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr
+
+
+def kgo_ok(*args, **kw):
+    r = run_kgo(*args, **kw)
+    assert r.rc == 0, (args, r.rc, r.err)
+    return r
+
+
+def record(ws, version):
+    return json.loads((ws / "memory" / f"{version}.json").read_text())
+
+
+def subjects(ws):
+    return git("log", "--format=%s", cwd=ws).stdout.splitlines()
+
+
+def head(ws, rev="HEAD"):
+    return git("rev-parse", rev, cwd=ws).stdout.strip()
+
+
+def write_plan(ws, n, category="vectorized_load"):
+    text = (f"# Iteration V{n} Plan\n\n## Input Evidence\n\nncu: dram 40% of peak -> scalar loads -> vectorize\n\n"
+            "## Search Log\n\n| Source | Query | Finding | Actionability |\n|---|---|---|---|\n"
+            "| [gpu-wiki] | vector loads | 128-bit loads | high |\n| [ref-project] |  |  |  |\n"
+            "| [public-web] |  |  |  |\n\n"
+            f"## This Iteration's Action\n\n- action_category: {category}\n- description: float4 loads\n\n"
+            "## Expected Impact\n\nDRAM throughput up.\n\n## Risks and Rollback\n\nAlignment; reject restores.\n")
+    (ws / "plans" / f"v{n}_plan.md").write_text(text)
+
+
+def edit_kernel(ws, tag):
+    path = ws / "kernel.py"
+    path.write_text(path.read_text() + f"\n# {tag}\n")
+
+
+def fsck_clean(ws):
+    r = git("fsck", "--strict", "--no-dangling", cwd=ws)
+    bad = [l for l in (r.stdout + r.stderr).splitlines() if l.strip() and "dangling" not in l]
+    return r.returncode == 0 and not bad, r.stdout + r.stderr
+
+
+def records_valid(ws):
+    """Every memory/*.json parses and matches the iteration schema; no temporary files anywhere."""
+    for path in sorted((ws / "memory").iterdir()):
+        if path.name == ".gitkeep":
+            continue
+        assert path.name.endswith(".json") and not path.name.startswith("."), f"stray file {path.name}"
+        validate(json.loads(path.read_text()), "iteration.schema.json")
+    for path in ws.iterdir():
+        assert ".tmp" not in path.name, f"stray file {path.name}"
+
+
+def accepted_v0(ws, latency=100.0, gbps=800.0):
+    kgo_ok("memory", "create", "--workspace", ws)
+    kgo_ok("memory", "update", "v0", "--set", "profile_evidence.bottleneck_type=memory_bound",
+           "--set", "profile_evidence.evidence_summary=dram throughput 41% of peak", "--workspace", ws)
+    stamp(ws, "v0", "PASS", latency, gbps)
+    return kgo_ok("iterate", "accept", "v0", "--workspace", ws, "--json").json()
+
+
+def pending(ws, n, latency=90.0, gbps=900.0, category="vectorized_load", status="PASS"):
+    """Record vN with a plan, an edited kernel and a stamp: ready for accept or reject."""
+    kgo_ok("memory", "create", f"v{n}", "--workspace", ws)
+    write_plan(ws, n, category)
+    edit_kernel(ws, f"v{n}")
+    stamp(ws, f"v{n}", status, latency, gbps)
