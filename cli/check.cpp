@@ -16,11 +16,12 @@ struct CheckOptions {
   harness::CheckSettings settings;
   bool no_record = false;
   bool no_edge_shapes = false;
+  std::optional<double> case_timeout, timeout;
 };
 
 void run_check(const CheckOptions& o, Context& ctx) {
   if (o.settings.trials < 1) throw Error("--trials must be at least 1", ExitCode::usage);
-  if (o.settings.case_timeout_s <= 0 || o.settings.total_timeout_s <= 0) {
+  if (o.case_timeout.value_or(1) <= 0 || o.timeout.value_or(1) <= 0) {
     throw Error("--case-timeout and --timeout must be positive numbers of seconds", ExitCode::usage);
   }
   std::filesystem::path ws = workspace_dir(ctx);
@@ -29,6 +30,9 @@ void run_check(const CheckOptions& o, Context& ctx) {
   harness::CheckSettings s = o.settings;
   s.edge_shapes = !o.no_edge_shapes;
   s.progress = !ctx.json;
+  double scale = target.device == "cpu" ? harness::k_cpu_timeout_scale : 1;
+  s.case_timeout_s = o.case_timeout.value_or(s.case_timeout_s * scale);
+  s.total_timeout_s = o.timeout.value_or(s.total_timeout_s * scale);
   harness::CheckReport r = harness::run_check(target, s);
   if (!o.no_record) harness::record_check(ws, r);
   else r.record_note = "not recorded (--no-record)";
@@ -56,8 +60,8 @@ void register_check(CLI::App& app, Context& ctx) {
   sub->add_option("--rtol", o->settings.rtol, "Relative tolerance (overrides ref.py and the dtype default)");
   sub->add_option("--max-rel-err", o->settings.max_rel_err, "Largest accepted ||out-ref||/||ref||");
   sub->add_option("--seed", o->settings.seed, "Base random seed")->capture_default_str();
-  sub->add_option("--case-timeout", o->settings.case_timeout_s, "Seconds per case")->capture_default_str();
-  sub->add_option("--timeout", o->settings.total_timeout_s, "Seconds for the whole check")->capture_default_str();
+  sub->add_option("--case-timeout", o->case_timeout, "Seconds per case (default 30; x10 on --device cpu)");
+  sub->add_option("--timeout", o->timeout, "Seconds for the whole check (default 60; x10 on --device cpu)");
   sub->add_flag("--no-edge-shapes", o->no_edge_shapes, "Do not add the edge shapes (1, 17, 4097 on the last axis)");
   sub->add_flag("--no-record", o->no_record, "Do not write the result into the memory record");
   sub->add_option("--workspace", ctx.workspace, "Workspace directory (default: the one holding the cwd)");

@@ -27,12 +27,13 @@ void run_roofline_cmd(const RooflineCliOptions& o, Context& ctx) {
   nlohmann::json j = {{"workspace", r.workspace.string()},
                       {"wrote", r.wrote},
                       {"written", r.wrote ? nlohmann::json{"README.md", "roofline.json"} : nlohmann::json::array()},
+                      {"commit", r.commit ? nlohmann::json(*r.commit) : nlohmann::json(nullptr)},
                       {"roofline", r.document}};
   std::string text = roofline::render_text(r.analysis);
   if (r.wrote) {
     text += "wrote " + (r.workspace / "README.md").string() +
             " (Roofline Analysis, Stop Conditions, ISA Optimization Targets) and " +
-            (r.workspace / "roofline.json").string() + "\n";
+            (r.workspace / "roofline.json").string() + (r.commit ? "; commit " + r.commit->substr(0, 12) : "") + "\n";
   }
   emit(ctx, j, text);
   if (r.analysis.evaluated && !r.analysis.met) ctx.exit_code = static_cast<int>(ExitCode::target_missed);

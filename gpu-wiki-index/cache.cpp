@@ -4,8 +4,11 @@
 // is re-hashed (the "racily clean" case: edited within the same clock tick).
 #include <sys/stat.h>
 
+#include <array>
+#include <charconv>
 #include <chrono>
 #include <cstdlib>
+#include <algorithm>
 #include <map>
 
 #include "core/files.hpp"
@@ -19,7 +22,7 @@ namespace fs = std::filesystem;
 
 namespace {
 
-constexpr const char* k_magic = "kgo-wiki-cache 3";
+constexpr const char* k_magic = "kgo-wiki-cache 4";
 
 struct CachedFile {
   std::uintmax_t size = 0;
@@ -71,6 +74,7 @@ std::string esc(const std::string& s) {
 }
 
 std::string unesc(std::string_view s) {
+  if (s.find('\\') == std::string_view::npos) return std::string(s);
   std::string out;
   out.reserve(s.size());
   for (size_t i = 0; i < s.size(); ++i) {
@@ -84,15 +88,22 @@ std::string unesc(std::string_view s) {
   return out;
 }
 
-std::vector<std::string_view> fields(std::string_view line) {
-  std::vector<std::string_view> out;
-  size_t start = 0;
-  while (true) {
+// Splits a line on tabs into `out`; returns the field count (at most out.size()).
+size_t fields(std::string_view line, std::array<std::string_view, 12>& out) {
+  size_t n = 0, start = 0;
+  while (n < out.size()) {
     size_t tab = line.find('\t', start);
-    out.push_back(line.substr(start, tab == std::string_view::npos ? std::string_view::npos : tab - start));
-    if (tab == std::string_view::npos) return out;
+    out[n++] = line.substr(start, tab == std::string_view::npos ? std::string_view::npos : tab - start);
+    if (tab == std::string_view::npos) return n;
     start = tab + 1;
   }
+  return n + 1;  // more fields than any record has: reported as malformed
+}
+
+long long to_ll(std::string_view v) {
+  long long x = 0;
+  std::from_chars(v.data(), v.data() + v.size(), x);
+  return x;
 }
 
 std::string num(double v) {
@@ -106,7 +117,7 @@ std::string serialize(const fs::path& root, const Cache& c) {
                     "\nroot\t" + esc(root.string()) + "\n";
   for (const auto& [rel, f] : c.files) {
     out += "file\t" + esc(rel) + "\t" + std::to_string(f.size) + "\t" + std::to_string(f.mtime_ns) + "\t" +
-           f.sha + "\n";
+           f.sha + "\t" + std::to_string(f.index.facts.size()) + "\n";
     for (const auto& p : f.index.products) out += "p\t" + esc(p.name) + "\t" + esc(p.arch) + "\n";
     for (const auto& [a, t] : f.index.aliases) out += "a\t" + esc(a) + "\t" + esc(t) + "\n";
     for (const auto& i : f.index.issues) {
@@ -128,47 +139,48 @@ std::optional<Cache> deserialize(const std::string& text, const fs::path& root, 
   std::string rel;
   size_t start = 0;
   int n = 0;
+  std::array<std::string_view, 12> f;
   while (start < text.size()) {
     size_t nl = text.find('\n', start);
     if (nl == std::string::npos) nl = text.size();
     std::string_view line(text.data() + start, nl - start);
     start = nl + 1;
-    auto f = fields(line);
+    size_t k = fields(line, f);
     ++n;
     if (n == 1) {
-      if (f.size() != 3 || f[0] != k_magic || unesc(f[1]) != pid) return std::nullopt;
+      if (k != 3 || f[0] != k_magic || unesc(f[1]) != pid) return std::nullopt;
       c.parser_id = pid;
-      c.written_ns = std::strtoll(std::string(f[2]).c_str(), nullptr, 10);
+      c.written_ns = to_ll(f[2]);
     } else if (n == 2) {
-      if (f.size() != 2 || f[0] != "root" || unesc(f[1]) != root.string()) return std::nullopt;
-    } else if (f[0] == "file" && f.size() == 5) {
+      if (k != 2 || f[0] != "root" || unesc(f[1]) != root.string()) return std::nullopt;
+    } else if (f[0] == "file" && k == 6) {
       rel = unesc(f[1]);
       cur = &c.files[rel];
-      cur->size = std::strtoull(std::string(f[2]).c_str(), nullptr, 10);
-      cur->mtime_ns = std::strtoll(std::string(f[3]).c_str(), nullptr, 10);
+      cur->size = static_cast<std::uintmax_t>(to_ll(f[2]));
+      cur->mtime_ns = to_ll(f[3]);
       cur->sha = std::string(f[4]);
+      cur->index.facts.reserve(static_cast<size_t>(std::min(to_ll(f[5]), 100000LL)));
     } else if (!cur) {
       return std::nullopt;
-    } else if (f[0] == "p" && f.size() == 3) {
-      cur->index.products.push_back(ProductDecl{unesc(f[1]), unesc(f[2])});
-    } else if (f[0] == "a" && f.size() == 3) {
-      cur->index.aliases.emplace_back(unesc(f[1]), unesc(f[2]));
-    } else if (f[0] == "i" && f.size() == 4) {
-      cur->index.issues.push_back(WikiIssue{unesc(f[1]), rel, std::atoi(std::string(f[2]).c_str()), unesc(f[3])});
-    } else if (f[0] == "f" && f.size() == 11) {
-      Fact x;
+    } else if (f[0] == "f" && k == 11) {
+      Fact& x = cur->index.facts.emplace_back();
       x.product = unesc(f[1]);
       x.metric = unesc(f[2]);
       x.label = unesc(f[3]);
-      x.value = std::strtod(std::string(f[4]).c_str(), nullptr);
+      std::from_chars(f[4].data(), f[4].data() + f[4].size(), x.value);
       x.unit = unesc(f[5]);
       x.value_text = unesc(f[6]);
       x.approximate = f[7] == "1";
       x.measured = f[8] == "1";
       x.core = unesc(f[9]);
-      x.line = std::atoi(std::string(f[10]).c_str());
+      x.line = static_cast<int>(to_ll(f[10]));
       x.file = rel;
-      cur->index.facts.push_back(std::move(x));
+    } else if (f[0] == "p" && k == 3) {
+      cur->index.products.push_back(ProductDecl{unesc(f[1]), unesc(f[2])});
+    } else if (f[0] == "a" && k == 3) {
+      cur->index.aliases.emplace_back(unesc(f[1]), unesc(f[2]));
+    } else if (f[0] == "i" && k == 4) {
+      cur->index.issues.push_back(WikiIssue{unesc(f[1]), rel, static_cast<int>(to_ll(f[2])), unesc(f[3])});
     } else {
       return std::nullopt;
     }
@@ -225,9 +237,6 @@ WikiIndex WikiIndex::load(const WikiLocation& wiki) {
     fresh.files.emplace(f.rel, std::move(entry));
   }
   if (old && old->files.size() != fresh.files.size()) dirty = true;
-  std::vector<const FileIndex*> ptrs;
-  for (const auto& [rel, f] : fresh.files) ptrs.push_back(&f.index);
-  WikiIndex index = assemble_index(root, ptrs);
   if (dirty && !path.empty()) {
     try {
       fs::create_directories(path.parent_path());
@@ -237,6 +246,10 @@ WikiIndex WikiIndex::load(const WikiLocation& wiki) {
       // An unwritable cache only costs speed; the index itself is complete.
     }
   }
+  std::vector<FileIndex> parsed;
+  parsed.reserve(fresh.files.size());
+  for (auto& [rel, f] : fresh.files) parsed.push_back(std::move(f.index));
+  WikiIndex index = assemble_index(root, std::move(parsed));
   return index;
 }
 

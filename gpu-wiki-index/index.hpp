@@ -2,6 +2,7 @@
 // The gpu-wiki index: every hardware fact a wiki states, with product, metric, value, unit,
 // qualifiers and file:line. Built from markdown (and JSON record files); cached on disk,
 // keyed by file hashes. Contract shared by specs/, roofline/ and profiling/.
+#include <cstdint>
 #include <filesystem>
 #include <unordered_map>
 #include <optional>
@@ -97,8 +98,12 @@ class WikiIndex {
   std::vector<std::pair<std::string, std::string>> m_aliases;  // alias -> product
   std::vector<std::pair<std::string, std::string>> m_archs;    // product -> arch
   size_t m_file_count = 0;
-  std::unordered_map<std::string, std::vector<size_t>> m_by_site;  // "file\0line" -> facts
-  std::unordered_map<std::string, std::vector<size_t>> m_by_key;   // "product\0metric" -> facts
+  // Lookup tables over m_facts: interned ids, then (key, fact index) pairs sorted by key.
+  std::unordered_map<std::string, std::uint32_t> m_product_ids, m_file_ids;
+  std::vector<std::pair<std::uint64_t, std::uint32_t>> m_by_key;   // product id, metric id
+  std::vector<std::pair<std::uint64_t, std::uint32_t>> m_by_site;  // file id, line
+  std::vector<size_t> matching(const std::vector<std::pair<std::uint64_t, std::uint32_t>>& table,
+                               std::uint64_t key) const;
 };
 
 }  // namespace kgo::wiki

@@ -48,7 +48,7 @@ std::vector<WikiFile> list_wiki_files(const std::filesystem::path& root);
 
 // Joins parsed files into an index: applies the declared aliases to product names, merges
 // product declarations, keeps file order.
-WikiIndex assemble_index(const std::filesystem::path& root, const std::vector<const FileIndex*>& files);
+WikiIndex assemble_index(const std::filesystem::path& root, std::vector<FileIndex> files);
 
 // "NVIDIA H100 SXM" -> "H100 SXM"; "AMD Instinct MI300X" -> "MI300X".
 std::string canonical_product_name(std::string_view name);

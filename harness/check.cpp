@@ -27,6 +27,15 @@ std::string index_text(const nlohmann::json& idx) {
   return s + ")";
 }
 
+// A markdown table cell: one line, no column separators.
+std::string cell(std::string s) {
+  for (char& c : s) {
+    if (c == '\n' || c == '\r' || c == '|') c = c == '|' ? '/' : ' ';
+  }
+  while (!s.empty() && s.back() == ' ') s.pop_back();
+  return s;
+}
+
 std::string shape_text(const nlohmann::json& shape) {
   std::string s;
   for (const auto& d : shape) s += (s.empty() ? "" : "x") + d.dump();
@@ -56,17 +65,7 @@ CheckReport run_check(const Target& target, const CheckSettings& settings) {
   r.synthesized = o.synthesized;
   r.stderr_tail = o.stderr_tail;
   r.seconds = o.seconds;
-  if (!r.synthesized) {
-    std::string harness_sha = jstr(r.result, "kernel_sha256");
-    if (harness_sha != r.kernel_sha256) {
-      throw Error("the harness checked kernel content with sha256 " +
-                      (harness_sha.empty() ? std::string("(none)") : harness_sha.substr(0, 12)) +
-                      ", not the " + r.kernel_sha256.substr(0, 12) + " kgo hashed from " +
-                      target.kernel.string() +
-                      "; the file changed during the check. Run kgo check again without editing it",
-                  ExitCode::record_error);
-    }
-  }
+  if (!r.synthesized) verify_harness_hash(target.kernel, r.kernel_sha256, r.result);
   return r;
 }
 
@@ -111,11 +110,7 @@ nlohmann::json correctness_value(const CheckReport& r) {
 
 void record_check(const fs::path& workspace, CheckReport& r) {
   core::LockedWorkspace lock(workspace);
-  if (!r.synthesized) verify_kernel_hash(r.target.kernel, r.kernel_sha256, r.result);
-  else if (core::sha256_file(r.target.kernel) != r.kernel_sha256) {
-    r.record_note = "not recorded: " + r.target.kernel.string() + " changed during the check";
-    return;
-  }
+  verify_kernel_unchanged(r.target.kernel, r.kernel_sha256);
   RecordChoice choice = current_record(workspace);
   if (!choice.version) {
     r.record_note = "not recorded: " + choice.why_not;
@@ -143,7 +138,7 @@ std::string render_check_text(const CheckReport& r) {
     text += "\n| shape | trial | status | max abs err | mean abs err | rel_err | mismatches | first bad index | note |\n"
             "|---|---|---|---|---|---|---|---|---|\n";
     for (const auto& c : cases) {
-      std::string note = jstr(c, "status") == "PASS" ? "" : jstr(c, "message");
+      std::string note = jstr(c, "status") == "PASS" ? "" : cell(jstr(c, "message"));
       text += fmt::format("| {} | {} | {} | {} | {} | {} | {} | {} | {} |\n", shape_text(c.value("shape", nlohmann::json::array())),
                           c.value("trial", 0), jstr(c, "status"), num(jnum(c, "max_abs_err")),
                           num(jnum(c, "mean_abs_err")), num(jnum(c, "rel_err")),

@@ -12,6 +12,10 @@
 
 namespace kgo::harness {
 
+// The Triton interpreter runs kernels orders of magnitude slower than a GPU, so default
+// timeouts (not explicit ones) are scaled by this on --device cpu.
+inline constexpr double k_cpu_timeout_scale = 10;
+
 struct CheckSettings {
   int trials = 3;
   int seed = 42;

@@ -25,9 +25,13 @@ RecordChoice current_record(const std::filesystem::path& workspace);
 // CUDA, torch, triton, Python, and the clocks when the result has them.
 void write_environment(const std::filesystem::path& workspace, int version, const nlohmann::json& result);
 
-// Refuses (Error(record_error)) unless the harness hashed the same kernel content kgo did, and
-// the file still has that content now.
-void verify_kernel_hash(const std::filesystem::path& kernel, const std::string& kgo_sha,
-                        const nlohmann::json& result);
+// Refuses (Error(record_error)) unless the harness hashed the same kernel content kgo did
+// (`kgo_sha`, taken before the run). A result without a hash is accepted only for a non-PASS
+// verdict: a crashed worker may not report one, and a failure cannot vouch for a kernel.
+void verify_harness_hash(const std::filesystem::path& kernel, const std::string& kgo_sha,
+                         const nlohmann::json& result);
+
+// Refuses (Error(record_error)) when the kernel file no longer has the content kgo measured.
+void verify_kernel_unchanged(const std::filesystem::path& kernel, const std::string& kgo_sha);
 
 }  // namespace kgo::harness

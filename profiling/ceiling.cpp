@@ -60,7 +60,12 @@ std::string plain_note(std::string s) {
     out += c;
   }
   while (!out.empty() && out.back() == ' ') out.pop_back();
-  return out;
+  std::string tidy;  // "sizes , FP32" -> "sizes, FP32"
+  for (size_t i = 0; i < out.size(); ++i) {
+    if (out[i] == ' ' && i + 1 < out.size() && (out[i + 1] == ',' || out[i + 1] == ';')) continue;
+    tidy += out[i];
+  }
+  return tidy;
 }
 
 double median(std::vector<double> v) {

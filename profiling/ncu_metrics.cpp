@@ -1,5 +1,6 @@
 #include "profiling/ncu_metrics.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <set>
 
@@ -101,7 +102,15 @@ std::string header_table(const ProfileHeader& h, const NcuLaunch& l) {
   row("Clock control", h.clock_control);
   row("ncu set", h.set);
   row("ncu version", h.ncu_version);
-  row("Command", "`" + h.command + "`");
+  std::string cmd = h.command;
+  size_t m = cmd.find("--metrics ");
+  if (m != std::string::npos) {  // the full list is in profile.json and ncu_details.md
+    size_t end = cmd.find(' ', m + 10);
+    size_t count = 1 + std::count(cmd.begin() + m, end == std::string::npos ? cmd.end() : cmd.begin() + end, ',');
+    cmd = cmd.substr(0, m + 10) + "<" + std::to_string(count) + " metrics, see ncu_details.md>" +
+          (end == std::string::npos ? "" : cmd.substr(end));
+  }
+  row("Command", "`" + cmd + "`");
   return s;
 }
 
@@ -159,6 +168,8 @@ std::string render_details(const ProfileHeader& h, const NcuLaunch& l) {
     s += "| " + m.label + " | " + format_value(v) + " | " + (v ? v->unit : "") + " | `" + m.name + "` |\n";
     shown.insert(m.name);
   }
+  s += "\nRequested with `--metrics` on top of the set: " + std::to_string(requested_metrics().size()) +
+       " metrics (the rows above, except launch__*).\n";
   if (!l.rules.empty()) {
     s += "\n## ncu rules\n\n| Section | Rule | Type | Message |\n|---|---|---|---|\n";
     for (const auto& r : l.rules) {

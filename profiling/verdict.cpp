@@ -89,6 +89,20 @@ std::string stall_advice(const std::string& stall) {
   return "more independent work per SM (ILP, more warps, larger grid)";
 }
 
+// The memory unit behind ncu's Memory% (the max of DRAM, L2, L1/shared), with its value.
+std::pair<std::string, double> busiest_memory_unit(const SolNumbers& n) {
+  std::pair<std::string, double> best{"memory", n.memory_pct.value_or(0)};
+  double top = -1;
+  for (auto [name, v] : {std::pair<const char*, std::optional<double>>{"DRAM", n.dram_pct},
+                         {"L2", n.l2_pct}, {"L1/shared", n.l1_pct}}) {
+    if (v && *v > top) {
+      top = *v;
+      best = {name, *v};
+    }
+  }
+  return best;
+}
+
 }  // namespace
 
 void to_json(nlohmann::json& j, const Thresholds& t) {
@@ -262,7 +276,16 @@ Verdict classify(const SolNumbers& n, const Thresholds& t) {
     v.action = stall_advice(n.top_stall);
     if (n.waves_per_sm && *n.waves_per_sm < 1) v.action += "; the grid fills less than one wave: launch more blocks";
   } else if (v.bottleneck == "mixed") {
-    v.action = "address the busier unit first (" + hi_name + "), then profile again";
+    auto [unit, upct] = busiest_memory_unit(n);
+    v.inference += fmt::format("; the busiest memory unit is {} ({:.1f}%)", unit, upct);
+    if (unit == "DRAM") {
+      v.action = "both limits are close: cut DRAM bytes and instructions together (fusion, larger tiles), "
+                 "then profile again";
+    } else {
+      v.action = fmt::format("on-chip limits, not HBM: the SM pipes and {} are both saturated; gains need fewer "
+                             "{} round trips per FLOP (larger tiles, operands kept in registers) or less work",
+                             unit, unit);
+    }
   }
   return v;
 }

@@ -10,7 +10,7 @@ namespace {
 
 nlohmann::json ref_json(const std::optional<SpecRef>& r) {
   if (!r) return nullptr;
-  return {{"metric", r->metric},     {"value", r->value},       {"as_written", r->as_written()},
+  return {{"metric", r->metric},     {"value", r->value},       {"cited", r->cited()},
           {"unit", r->unit},         {"si_value", r->si_value}, {"citation", r->citation},
           {"source", r->source()}};
 }

@@ -1,12 +1,15 @@
 #include "roofline/run.hpp"
 
+#include <algorithm>
 #include <regex>
 
 #include <fmt/format.h>
 
 #include "core/error.hpp"
 #include "core/files.hpp"
-#include "core/lock.hpp"
+#include "core/git.hpp"
+#include "core/json_schema.hpp"
+#include "core/txn.hpp"
 #include "core/markdown.hpp"
 #include "core/resources.hpp"
 #include "core/workspace.hpp"
@@ -44,6 +47,26 @@ std::vector<std::optional<MeasuredTime>> times_from_options(const RooflineOption
     out.push_back(MeasuredTime{us * 1e-6, "--time-us"});
   }
   return out;
+}
+
+const core::JsonSchema& roofline_schema() {
+  static const core::JsonSchema schema = core::JsonSchema::load(core::data_file("schemas/roofline.schema.json"));
+  return schema;
+}
+
+// Commits README.md and roofline.json when the workspace is a git repository and they changed.
+std::optional<std::string> commit_outputs(const fs::path& workspace, const Analysis& a) {
+  std::error_code ec;
+  if (!fs::exists(workspace / ".git", ec)) return std::nullopt;
+  core::GitRepo repo = core::GitRepo::open(workspace);
+  auto changed = repo.changed_paths();
+  bool any = std::any_of(changed.begin(), changed.end(),
+                         [](const std::string& p) { return p == "README.md" || p == "roofline.json"; });
+  if (!any) return std::nullopt;
+  repo.add({"README.md", "roofline.json"});
+  std::string bound = a.shapes.empty() ? "" : ", " + to_string(a.seed_bound) + "-bound";
+  return repo.commit(fmt::format("roofline: {} {} ({} shape{}{})", a.op, a.dtype, a.shapes.size(),
+                                 a.shapes.size() == 1 ? "" : "s", bound));
 }
 
 std::optional<double> positive_number(const nlohmann::json* j) {
@@ -154,14 +177,16 @@ RooflineRun run_roofline(const fs::path& workspace, const RooflineOptions& o) {
   run.document["isa_targets"] = isa;
 
   if (times.empty()) {
-    core::WorkspaceLock lock(workspace);
+    core::LockedWorkspace lock(workspace);
     std::string readme = core::try_read_file(workspace / "README.md").value_or("");
     readme = core::replace_section(readme, "Roofline Analysis", roofline_section(a));
     readme = core::replace_section(readme, "Stop Conditions", stop_conditions_section(a));
     readme = core::replace_section(readme, "ISA Optimization Targets", isa_section(cfg.arch, a));
+    roofline_schema().validate_or_throw(run.document, "roofline.json");
     core::write_file_atomic(workspace / "roofline.json", run.document.dump(2) + "\n");
     core::write_file_atomic(workspace / "README.md", readme);
     run.wrote = true;
+    run.commit = commit_outputs(workspace, a);
   }
   return run;
 }

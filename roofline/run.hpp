@@ -1,8 +1,8 @@
 #pragma once
 // `kgo roofline` on a workspace: options -> cases -> registry inputs -> analysis; then (without a
 // measured time) README Roofline Analysis / Stop Conditions / ISA Optimization Targets and
-// roofline.json are rewritten under the workspace lock, atomically. Runs with a measured time
-// (--time-us, --from-memory) only check and write nothing.
+// roofline.json are rewritten under the workspace lock, atomically, and committed. Runs with a
+// measured time (--time-us, --from-memory) only check and write nothing.
 #include <filesystem>
 #include <optional>
 #include <string>
@@ -34,6 +34,7 @@ struct RooflineRun {
   Analysis analysis;
   nlohmann::json document;   // roofline.json content
   bool wrote = false;        // README sections and roofline.json were written
+  std::optional<std::string> commit;  // the commit holding them (git workspaces, when they changed)
 };
 
 RooflineRun run_roofline(const std::filesystem::path& workspace, const RooflineOptions& options);

@@ -52,10 +52,9 @@ Citation parse_citation(std::string_view text) {
   c.path = rest.substr(0, colon);
   std::string tail = trim(std::string_view(rest).substr(colon + 1));
   if (c.path.empty()) throw rejected("citation '" + t + "' names no file after <gpu-wiki>/");
-  for (char ch : c.path) {
-    if (std::isspace(static_cast<unsigned char>(ch)) || has_control(std::string(1, ch))) {
-      throw rejected("citation '" + t + "': the path contains whitespace or a control character");
-    }
+  if (has_control(c.path)) throw rejected("citation '" + t + "': the path contains a control character");
+  if (c.path.front() == ' ' || c.path.back() == ' ') {
+    throw rejected("citation '" + t + "': the path starts or ends with a space");
   }
   if (tail.empty()) {
     throw rejected("citation '" + t + "' has an empty line/section part; write :L<line> or :<section>");
@@ -178,6 +177,15 @@ std::vector<CitationMatch> find_citations(std::string_view text) {
     m.begin = pos;
     size_t i = pos + k_wiki_prefix.size();
     while (i < text.size() && !ends_path(text[i])) ++i;
+    if (i >= text.size() || text[i] != ':') {
+      // A file name with spaces ("measured/H100 SXM-2026-11-20.md") counts only when a ".md" or
+      // ".json" name ends right before the ':'.
+      size_t k = i;
+      while (k < text.size() && (text[k] == ' ' || !ends_path(text[k]))) ++k;
+      std::string_view p = text.substr(pos, k - pos);
+      bool named = (p.size() > 3 && p.substr(p.size() - 3) == ".md") || (p.size() > 5 && p.substr(p.size() - 5) == ".json");
+      if (k < text.size() && text[k] == ':' && named) i = k;
+    }
     std::string path(text.substr(pos + k_wiki_prefix.size(), i - pos - k_wiki_prefix.size()));
     m.end = i;
     if (i < text.size() && text[i] == ':') {

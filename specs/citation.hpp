@@ -20,7 +20,8 @@ struct Citation {
 };
 
 // Parses one whole citation. `L<digits>` (1-9 digits, no leading zero) is a line; any other
-// non-empty tail is a section (surrounding whitespace dropped). The path runs up to the first ':'.
+// non-empty tail is a section (surrounding whitespace dropped). The path runs up to the first ':'
+// and may hold inner spaces, never control characters.
 Citation parse_citation(std::string_view text);
 std::string format_citation(const Citation& c);
 
@@ -53,8 +54,9 @@ struct CitationMatch {
   std::string metric_text;
 };
 
-// Every `<gpu-wiki>/...` occurrence in `text`. In free text a section runs to the end of the
-// line, a backtick, a '|' or a '"', with trailing ".,;" dropped.
+// Every `<gpu-wiki>/...` occurrence in `text`. In free text a path ends at whitespace (unless a
+// .md/.json name with spaces runs up to the ':'), and a section runs to the end of the line, a
+// backtick, a '|' or a '"', with trailing ".,;" dropped.
 std::vector<CitationMatch> find_citations(std::string_view text);
 
 }  // namespace kgo::specs

@@ -12,6 +12,11 @@ namespace fs = std::filesystem;
 using nlohmann::json;
 
 void to_json(json& j, const SpecEntry& e) {
+  if (e.unknown) {  // an UNKNOWN has no value, unit or citation
+    j = json{{"metric", e.metric},   {"label", e.label},       {"product", e.product},
+             {"unknown", e.unknown}, {"measured", e.measured}, {"added_at", e.added_at}};
+    return;
+  }
   j = json{{"metric", e.metric},     {"label", e.label},           {"product", e.product},
            {"unknown", e.unknown},   {"measured", e.measured},     {"approximate", e.approximate},
            {"value", e.value},       {"value_text", e.value_text}, {"unit", e.unit},

@@ -34,6 +34,8 @@ TEST(Citation, SectionFormRoundTrips) {
   EXPECT_EQ(c.line, 0);
   EXPECT_EQ(c.section, "NVIDIA H100 SXM (sm_90, Hopper)");
   EXPECT_EQ(format_citation(c), text);
+  // File names may hold inner spaces (measured/<product>-<date>.md).
+  EXPECT_EQ(parse_citation("<gpu-wiki>/measured/H100 SXM-2026-11-20.md:L9").path, "measured/H100 SXM-2026-11-20.md");
   // "L" followed by non-digits is a section, not a line.
   EXPECT_EQ(parse_citation("<gpu-wiki>/a.md:Latency").section, "Latency");
 }
@@ -42,7 +44,7 @@ TEST(Citation, MalformedCitationsAreRejected) {
   for (std::string bad : {"docs/x.md:L3", "<gpu-wiki>/docs/x.md", "<gpu-wiki>/:L3",
                           "<gpu-wiki>/docs/x.md:", "<gpu-wiki>/docs/x.md:L0",
                           "<gpu-wiki>/docs/x.md:L012", "<gpu-wiki>/docs/x.md:L1234567890",
-                          "<gpu-wiki>/do cs/x.md:L3", "<gpu-wiki>/docs/x.md:Sec\ntion"}) {
+                          "<gpu-wiki>/do\tcs/x.md:L3", "<gpu-wiki>/ docs/x.md:L3", "<gpu-wiki>/docs/x.md:Sec\ntion"}) {
     EXPECT_EQ(code_of([&] { parse_citation(bad); }), ExitCode::citation_rejected) << bad;
   }
 }
@@ -107,6 +109,10 @@ TEST(FindCitations, ReadsClaimsAndSectionsInFreeText) {
   ASSERT_EQ(paren.size(), 1u);
   ASSERT_TRUE(paren[0].citation);
   EXPECT_EQ(paren[0].citation->section, "NVIDIA H100 SXM (sm_90, Hopper)");
+  auto spaced = find_citations("- hbm: 2.9 TB/s <- <gpu-wiki>/measured/H100 SXM-2026-11-20.md:L9 (measured)");
+  ASSERT_EQ(spaced.size(), 1u);
+  ASSERT_TRUE(spaced[0].citation);
+  EXPECT_EQ(spaced[0].citation->path, "measured/H100 SXM-2026-11-20.md");
   auto broken = find_citations("see <gpu-wiki>/docs/h.md for details");
   ASSERT_EQ(broken.size(), 1u);
   EXPECT_FALSE(broken[0].citation);

@@ -63,11 +63,11 @@ class Timer:
         if self.flush is not None:
             self.flush.sum()
 
-    def sampled(self, enqueue, runs, synced=False):
+    def sampled(self, enqueue, runs):
         """`runs` clean samples of enqueue(i) between a start and an end event. Each sample is preceded by
         the flush and a hold; a sample counts only if the host finished enqueueing it before the hold ran
         out on the GPU (so no launch gap is inside the events); otherwise the hold doubles and it is
-        taken again. With `synced`, the device is synchronized before the end event."""
+        taken again."""
         good = []
         hold_us = 1.5 * self.host_call_us + 10.0
         self.retakes = 0
@@ -84,13 +84,8 @@ class Timer:
                 self.hold(hold_us)
                 s.record()
                 enqueue(len(good) + i)
-                if synced:
-                    host.append((time.perf_counter() - t0) * 1e6)
-                    torch.cuda.synchronize()
-                    e.record()
-                else:
-                    e.record()  # the end event, too, must be queued before the GPU gets to it
-                    host.append((time.perf_counter() - t0) * 1e6)
+                e.record()  # the end event, too, must be queued before the GPU gets to it
+                host.append((time.perf_counter() - t0) * 1e6)
                 marks.append(m), starts.append(s), ends.append(e)
             torch.cuda.synchronize()
             bad = 0
@@ -182,10 +177,24 @@ class Timer:
         return [t / batch for t in total], outs, g
 
     def synced(self, call, trials=5):
-        """Median of (hold; start; call; device synchronize; end) minus the same without the call: the
-        call's device time on every stream, whatever stream its work went to."""
-        with_call = self.sampled(lambda i: call(0), trials, synced=True)
-        without = self.sampled(lambda i: None, trials, synced=True)
+        """Device time of call(0) on every stream, whatever stream its work went to: from an idle GPU,
+        (start event; call; device synchronize; end event) minus the host's launch time and minus the same
+        sequence without the call. No hold here: a hold on the caller's stream would not delay work on
+        another stream, which could then finish before the start event."""
+        def one(with_call):
+            torch.cuda.synchronize()
+            s, e = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+            s.record()
+            t0 = time.perf_counter()
+            if with_call:
+                call(0)
+            launch = (time.perf_counter() - t0) * 1e6
+            torch.cuda.synchronize()
+            e.record()
+            e.synchronize()
+            return s.elapsed_time(e) * 1e3 - launch
+        with_call = [one(True) for _ in range(trials)]
+        without = [one(False) for _ in range(trials)]
         return max(statistics.median(with_call) - statistics.median(without), 0.0)
 
 
@@ -308,7 +317,7 @@ def bench_size(req, problem, timer, shape, index, tol, l2, work, warnings, emit)
         # Also in graph mode: work launched on a side stream escapes the capture and replays as nothing.
         synced = timer.synced(call)
         size["synced_us"] = synced
-        size["stream_escape"] = synced > 2 * size["median_us"] + 20.0
+        size["stream_escape"] = synced > 2 * size["median_us"] + 10.0
         if size["stream_escape"]:
             size["message"] = (f"work escapes the caller's stream: {synced:.1f} us with a device synchronize vs "
                                f"{size['median_us']:.1f} us stream-ordered; reporting the synchronized time")

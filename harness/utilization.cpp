@@ -1,0 +1,102 @@
+#include "harness/utilization.hpp"
+
+#include <fmt/format.h>
+
+#include "core/error.hpp"
+#include "core/files.hpp"
+#include "core/workspace.hpp"
+#include "harness/fields.hpp"
+#include "roofline/catalog.hpp"
+#include "roofline/run.hpp"
+
+namespace kgo::harness {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+json catalog_work(const std::optional<std::string>& op, const std::string& dtype,
+                  const std::vector<std::vector<long long>>& shapes) {
+  json work = json::array();
+  if (!op) return work;
+  try {
+    const roofline::OpInfo& info = roofline::find_op(*op);
+    const roofline::DType& dt = roofline::find_dtype(dtype);
+    for (const auto& shape : shapes) {
+      roofline::Work w = roofline::op_work(info, shape, dt);
+      work.push_back({{"shape", shape}, {"bytes", w.bytes}, {"flops", w.flops}});
+    }
+  } catch (const Error&) {
+    return json::array();  // not a catalog op or dtype: the harness counts itself
+  }
+  return work;
+}
+
+Utilization utilization_for(const fs::path& workspace, const BenchReport& r) {
+  Utilization u;
+  roofline::RooflineOptions o;
+  json doc;
+  if (auto text = core::try_read_file(workspace / "roofline.json")) {
+    doc = json::parse(*text, nullptr, false);
+    if (doc.is_discarded()) doc = json::object();
+  }
+  std::string op = jstr(doc, "op");
+  const json& custom = jobj(doc, "custom");
+  if (op == "custom" && !custom.empty()) {
+    o.flops_expr = jstr(custom, "flops");
+    o.bytes_expr = jstr(custom, "bytes");
+    for (const auto& [k, v] : jobj(custom, "vars").items()) {
+      if (v.is_number()) o.vars.push_back(k + "=" + fmt::format("{}", v.get<double>()));
+    }
+  } else if (!op.empty()) {
+    o.op = op;
+  } else if (r.target.op) {
+    o.op = r.target.op;
+  } else {
+    u.why_not = "no op to count bytes and FLOPs for: run `kgo roofline --op <op>` (or --flops/--bytes) first";
+    return u;
+  }
+  o.dtype = jstr(doc, "dtype", r.target.dtype);
+  if (auto f = jnum(doc, "fraction")) o.fraction = *f;
+  for (const auto& s : jobj(r.result, "sizes")) {
+    auto median = jnum(s, "median_us");
+    if (!median || *median <= 0) continue;
+    o.shapes.push_back(shape_label(s.value("shape", json::array())));
+    o.time_us.push_back(*median);
+  }
+  if (o.shapes.empty()) {
+    u.why_not = "no size was timed";
+    return u;
+  }
+  try {
+    roofline::RooflineRun run = roofline::run_roofline(workspace, o);
+    const roofline::Analysis& a = run.analysis;
+    u.available = true;
+    u.op = a.op;
+    u.dtype = a.dtype;
+    u.fraction = a.fraction;
+    u.bandwidth_cited = a.inputs.bandwidth.cited();
+    u.bandwidth_source = a.inputs.bandwidth.source();
+    u.compute_cited = a.inputs.compute.cited();
+    u.compute_source = a.inputs.compute.source();
+    u.compute_metric = a.inputs.compute.metric;
+    for (const auto& s : a.shapes) {
+      if (!s.measured) continue;
+      SizeUtilization su;
+      su.label = s.c.label;
+      su.bound = roofline::to_string(s.bound);
+      su.governing = roofline::to_string(s.governing);
+      su.target_time_s = s.target_time_s;
+      su.pct_of_bandwidth = s.measured->pct_of_bandwidth;
+      su.pct_of_compute = s.measured->pct_of_compute;
+      su.pct_of_target = s.measured->pct_of_target;
+      su.met = s.measured->met;
+      u.sizes.push_back(su);
+    }
+  } catch (const Error& e) {
+    u.available = false;
+    u.why_not = std::string(e.what());
+  }
+  return u;
+}
+
+}  // namespace kgo::harness
