@@ -2,11 +2,14 @@
 # Issue 7 evidence on a GPU machine (the device tool's H200): kgo ceiling --record vs PyTorch in the same run,
 # kgo profile + verdicts and kgo asm for softmax, layer_norm, a Triton bf16 matmul and cuBLAS, the
 # --summary-first and --kernel-regex launch selection, and kgo profile vs the bare ncu run.
-# Usage (repo root): KGO=.device-carry/kgo OUT=/some/dir bench/issue7_h200.sh ; everything lands in
-# $OUT/issue7.tar.gz (re-packed after every phase, so a cut-short run still returns what it did).
+# Usage (repo root): KGO=.device-carry/kgo OUT=/some/dir [PHASES="ceiling roofline profiles summary overhead sass"]
+# bench/issue7_h200.sh ; everything lands in $OUT/issue7.tar.gz (re-packed after every phase, so a cut-short
+# run still returns what it did).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 KGO=$(realpath "${KGO:-.device-carry/kgo}")
+PHASES=${PHASES:-ceiling roofline profiles summary overhead sass}
+want() { [[ " $PHASES " == *" $1 "* ]]; }
 W=/tmp/issue7
 WS=/tmp/issue7_ws
 rm -rf "$W" "$WS"
@@ -22,11 +25,21 @@ ncu --version | tail -1; nvcc --version | tail -2; uname -r
 python3 -c "import torch, triton; print('torch', torch.__version__, 'triton', triton.__version__)"
 "$KGO" --version
 
-phase "kgo ceiling --record (between two PyTorch passes)"
-mkdir -p gpu-wiki-index/wiki/measured
-python3 bench/ceiling_vs_torch.py "$KGO" --record gpu-wiki-index/wiki > "$W/ceiling_vs_torch.json"
-cp gpu-wiki-index/wiki/measured/*.md "$W/" 2>/dev/null
-pack
+if want ceiling; then
+  phase "kgo ceiling --record (between two PyTorch passes)"
+  mkdir -p gpu-wiki-index/wiki/measured
+  python3 bench/ceiling_vs_torch.py "$KGO" --record gpu-wiki-index/wiki > "$W/ceiling_vs_torch.json"
+  cp gpu-wiki-index/wiki/measured/*.md "$W/" 2>/dev/null
+  pack
+fi
+
+if want roofline; then
+  phase "kgo spec auto + kgo roofline on the measured maxima (embedded wiki with the new measured document)"
+  "$KGO" init roof examples/softmax/kernel.py --platform H200 --shape 8192x8192 --shape 256x256 --dir "$WS" >/dev/null
+  (cd "$WS/kernel_opt_roof" && "$KGO" spec auto && "$KGO" roofline --op softmax) 2>&1 | tee "$W/spec_roofline.txt"
+  cp "$WS/kernel_opt_roof/specs.json" "$WS/kernel_opt_roof/roofline.json" "$W/" 2>/dev/null
+  pack
+fi
 
 run_ws() {  # name kernel op shape dtype [profile flags...]
   local name=$1 kernel=$2 op=$3 shape=$4 dtype=$5; shift 5
@@ -48,24 +61,33 @@ print(f"{j['chosen']['kernel'] if j['chosen'] else '-'}: {v['bottleneck']} [{v['
 PY
   pack
 }
+if want profiles; then
 run_ws softmax examples/softmax/kernel.py softmax 8192x8192 fp32
 run_ws layernorm templates/ops/layer_norm/v1_baseline.py layer_norm 8192x8192 fp32 --kernel-regex _layer_norm_row --launch-skip 3
 run_ws matmul bench/profile_kernels/matmul_bf16.py matmul 8192x8192x8192 bf16
 ASM=0 run_ws cublas bench/profile_kernels/matmul_cublas.py matmul 8192x8192x8192 bf16
+fi
 
+if want summary; then
 phase "summary-first launch selection (softmax)"
 "$KGO" profile --op softmax --workspace "$WS/kernel_opt_softmax" --summary-first --json > "$W/profile_softmax_summary_first.json"
 python3 -c "import json,sys; j=json.load(open(sys.argv[1])); print(j['selection'], '->', j['verdict']['bottleneck'])" "$W/profile_softmax_summary_first.json"
 pack
+fi
 
+if want overhead; then
 phase "kgo profile vs bare ncu (softmax)"
-python3 bench/profile_overhead.py "$KGO" "$WS/kernel_opt_softmax" softmax 2 > "$W/profile_overhead.json"
+[ -d "$WS/kernel_opt_softmax" ] || "$KGO" init softmax examples/softmax/kernel.py --platform H200 --shape 8192x8192 --dir "$WS" >/dev/null
+python3 bench/profile_overhead.py "$KGO" "$WS/kernel_opt_softmax" softmax 3 > "$W/profile_overhead.json"
 pack
+fi
 
+if want sass; then
 phase "SASS of kgo_ceiling and ncu's metric list (test data)"
 bin=$(ls ~/.cache/kgo/ceiling/*/kgo_ceiling | head -1)
 cuobjdump -sass "$bin" > "$W/kgo_ceiling.sass"
 cuobjdump --dump-resource-usage "$bin" > "$W/kgo_ceiling_resources.txt"
 ncu --query-metrics --chip gh100 > "$W/ncu_query_metrics_gh100.txt" 2>&1
 pack
+fi
 phase done

@@ -2,6 +2,7 @@
 // [--time-us T ... | --from-memory vN] [--grid N] [--explain]`: roofline targets from registered
 // specs, written into the workspace README and roofline.json; with a measured time, exit 0 when
 // every target is met and 2 when one is missed.
+#include <iostream>
 #include <memory>
 
 #include "cli/commands.hpp"
@@ -36,7 +37,14 @@ void run_roofline_cmd(const RooflineCliOptions& o, Context& ctx) {
             (r.workspace / "roofline.json").string() + (r.commit ? "; commit " + r.commit->substr(0, 12) : "") + "\n";
   }
   emit(ctx, j, text);
-  if (r.analysis.evaluated && !r.analysis.met) ctx.exit_code = static_cast<int>(ExitCode::target_missed);
+  if (r.analysis.evaluated && !r.analysis.met) {
+    std::string missed;
+    for (const auto& s : r.analysis.shapes) {
+      if (s.measured && !s.measured->met) missed += (missed.empty() ? "" : ", ") + s.c.label;
+    }
+    std::cerr << "kgo: target missed for " << missed << " (see the measured lines above)\n";
+    ctx.exit_code = static_cast<int>(ExitCode::target_missed);
+  }
 }
 
 }  // namespace

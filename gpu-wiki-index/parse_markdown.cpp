@@ -202,8 +202,28 @@ class MarkdownParser {
       std::string name = canonical_product_name(comma == std::string::npos ? rest : rest.substr(0, comma));
       if (!name.empty()) s.product = ProductDecl{name, m_file_arch};
     }
+    if (!s.product && level == 1) {
+      if (auto name = title_product(plain_text(title))) s.product = ProductDecl{*name, m_file_arch};
+    }
     if (s.product) declare_product(m_out, s.product->name, s.product->arch);
     m_scopes.push_back(std::move(s));
+  }
+
+  // A title that names one product and nothing else but a spec-sheet word scopes the file:
+  // "# H20 Specifications", "# NVIDIA H100 SXM Datasheet". "# NVIDIA Hopper GPU Hardware
+  // Compute Specifications Table" names an architecture, not a product, and does not.
+  static std::optional<std::string> title_product(std::string title) {
+    for (const char* suffix : {" specification table", " specifications", " specification", " spec sheet",
+                               " specs", " spec", " datasheet", " data sheet", " hardware", " gpu",
+                               " accelerator"}) {
+      std::string suf = suffix;
+      if (title.size() > suf.size() && lower(title.substr(title.size() - suf.size())) == suf) {
+        title = trim(title.substr(0, title.size() - suf.size()));
+      }
+    }
+    std::string name = canonical_product_name(title);
+    if (name.find('(') != std::string::npos || !product_like(name)) return std::nullopt;
+    return name;
   }
 
   void issue(int line, const std::string& msg) {

@@ -183,6 +183,26 @@ void record_bench(const fs::path& workspace, BenchReport& r) {
   r.recorded_version = choice.version;
 }
 
+std::string render_sizes_table(const BenchReport& r) {
+  const json& res = r.result;
+  std::string md =
+      "| Size | Mode | Median (us) | IQR (us) | Mean (us) | Eager (us) | Compile (us) | vs eager | vs compile | "
+      "vs best | TB/s | TFLOP/s | % of BW peak | % of target | Target met |\n"
+      "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n";
+  for (const auto& s : jobj(res, "sizes")) {
+    std::string label = shape_label(s.value("shape", json::array()));
+    const SizeUtilization* u = util_for(r.utilization, label);
+    md += fmt::format("| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |\n", label,
+                      jstr(s, "mode", "-"), us(jnum(s, "median_us")), us(jnum(s, "iqr_us")), us(jnum(s, "mean_us")),
+                      us(jnum(s, "eager_us")), us(jnum(s, "compile_us")), ratio(jnum(s, "speedup_vs_eager")),
+                      ratio(jnum(s, "speedup_vs_compile")), ratio(jnum(s, "speedup_vs_best")),
+                      sig(jnum(s, "achieved_tbps")), sig(jnum(s, "achieved_tflops")),
+                      u ? sig(u->pct_of_bandwidth) : "-", u ? sig(u->pct_of_target) : "-",
+                      u ? (u->met ? "yes" : "no (" + u->governing + " floor)") : "-");
+  }
+  return md;
+}
+
 std::string render_benchmark_md(const BenchReport& r, const std::string& title) {
   const json& res = r.result;
   const json& env = jobj(res, "environment");
@@ -199,33 +219,26 @@ std::string render_benchmark_md(const BenchReport& r, const std::string& title) 
                     jstr(env, "cuda", "-"), jstr(env, "torch", "-"), jstr(env, "triton", "-"));
   md += fmt::format("| Date | {} |\n", r.started_at);
   md += fmt::format("| Verdict | {}: {} |\n", r.verdict, r.message);
-  md += fmt::format(
-      "| Method | {} runs per size after warm-up; median and IQR; CUDA events with a device synchronize before the "
-      "end event; L2 {} outside the timed region; rotating input sets; CUDA graph mode {} (see Mode); PyTorch "
-      "{} timed the same way |\n",
-      r.settings.runs, r.settings.flush_l2 ? "flushed" : "not flushed", r.settings.graph,
-      std::string(r.settings.eager ? "eager" : "") + (r.settings.eager && r.settings.compile ? " and " : "") +
-          (r.settings.compile ? "torch.compile" : ""));
+  std::string baselines = std::string(r.settings.eager ? "eager" : "") +
+                          (r.settings.eager && r.settings.compile ? " and " : "") +
+                          (r.settings.compile ? "torch.compile" : "");
+  if (r.target.device == "cuda") {
+    md += fmt::format(
+        "| Method | {} runs per size after warm-up; median and IQR; CUDA events with a device synchronize before "
+        "the end event; L2 {} outside the timed region; rotating input sets; CUDA-graph mode {} (see Mode); "
+        "PyTorch {} timed the same way |\n",
+        r.settings.runs, r.settings.flush_l2 ? "flushed" : "not flushed", r.settings.graph,
+        baselines.empty() ? "baselines not" : baselines);
+  } else {
+    md += fmt::format("| Method | {} runs per size with a host timer (Triton interpreter); PyTorch {} timed the same "
+                      "way |\n",
+                      r.settings.runs, baselines.empty() ? "baselines not" : baselines);
+  }
   if (r.target.device == "cpu") {
     md += "\n**CPU run (Triton interpreter): these times measure the interpreter, not a GPU kernel. "
           "They are not recorded as performance.**\n";
   }
-  md += "\n## Results per size\n\n"
-        "| Size | Mode | Median (us) | IQR (us) | Mean (us) | Eager (us) | Compile (us) | vs eager | vs compile | "
-        "vs best | TB/s | TFLOP/s | % of BW peak | % of target | Target met |\n"
-        "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n";
-  for (const auto& s : jobj(res, "sizes")) {
-    std::string label = shape_label(s.value("shape", json::array()));
-    const SizeUtilization* u = util_for(r.utilization, label);
-    md += fmt::format("| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |\n", label,
-                      jstr(s, "mode", "-"), us(jnum(s, "median_us")), us(jnum(s, "iqr_us")), us(jnum(s, "mean_us")),
-                      us(jnum(s, "eager_us")), us(jnum(s, "compile_us")), ratio(jnum(s, "speedup_vs_eager")),
-                      ratio(jnum(s, "speedup_vs_compile")), ratio(jnum(s, "speedup_vs_best")),
-                      sig(jnum(s, "achieved_tbps")), sig(jnum(s, "achieved_tflops")),
-                      u ? fmt::format("{:.1f}", u->pct_of_bandwidth) : "-",
-                      u ? fmt::format("{:.1f}", u->pct_of_target) : "-",
-                      u ? (u->met ? "yes" : "no (" + u->governing + " floor)") : "-");
-  }
+  md += "\n## Results per size\n\n" + render_sizes_table(r);
   md += "\n## Aggregates\n\n";
   md += fmt::format("- Final (the seed's figure: mean of the per-size means): {} us\n", us(jnum(res, "final_mean_us")));
   md += fmt::format("- Mean of the per-size medians (recorded as latency_us): {} us\n", us(jnum(res, "final_median_us")));
@@ -239,8 +252,10 @@ std::string render_benchmark_md(const BenchReport& r, const std::string& title) 
     md += fmt::format("- Bandwidth peak: {} ({})\n", u.bandwidth_cited, u.bandwidth_source);
     md += fmt::format("- Compute peak ({}): {} ({})\n", u.compute_metric, u.compute_cited, u.compute_source);
     for (const auto& s : u.sizes) {
-      md += fmt::format("- {}: {}-bound, governed by the {} floor; target {:.2f} us; achieved {:.1f}% of target\n",
-                        s.label, s.bound, s.governing, s.target_time_s * 1e6, s.pct_of_target);
+      md += fmt::format("- {}: {}-bound, governed by the {} floor; target {} us; achieved {}% of the target, {}% of "
+                        "the bandwidth peak, {}% of the compute peak\n",
+                        s.label, s.bound, s.governing, sig(s.target_time_s * 1e6), sig(s.pct_of_target),
+                        sig(s.pct_of_bandwidth), sig(s.pct_of_compute));
     }
   } else {
     md += "Utilization not computed: " + u.why_not + "\n";
@@ -270,7 +285,7 @@ std::string render_bench_text(const BenchReport& r) {
                         jstr(s, "mode", "-"), us(jnum(s, "median_us")), us(jnum(s, "iqr_us")), us(jnum(s, "eager_us")),
                         us(jnum(s, "compile_us")), ratio(jnum(s, "speedup_vs_eager")),
                         ratio(jnum(s, "speedup_vs_compile")), sig(jnum(s, "achieved_tbps")),
-                        sig(jnum(s, "achieved_tflops")), u ? fmt::format("{:.1f}%", u->pct_of_target) : "-");
+                        sig(jnum(s, "achieved_tflops")), u ? sig(u->pct_of_target) + "%" : "-");
   }
   text += fmt::format("  final (mean of per-size means) {} us; mean of medians {} us; geomean speedup vs eager {}, "
                       "vs compile {}, vs best {}\n",

@@ -84,6 +84,8 @@ void record_bench(const std::filesystem::path& workspace, BenchReport& report);
 std::string render_benchmark_md(const BenchReport& report, const std::string& title);
 
 std::string render_bench_text(const BenchReport& report);
+// The markdown per-size table of benchmark.md (also used by baseline_report.md).
+std::string render_sizes_table(const BenchReport& report);
 nlohmann::json to_json(const BenchReport& report);
 std::string bench_failure_explanation(const BenchReport& report);
 

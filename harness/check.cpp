@@ -47,6 +47,7 @@ std::string shape_text(const nlohmann::json& shape) {
 CheckReport run_check(const Target& target, const CheckSettings& settings) {
   CheckReport r;
   r.target = target;
+  r.settings = settings;
   r.kernel_sha256 = core::sha256_file(target.kernel);
   nlohmann::json req = target_request(target);
   req["trials"] = settings.trials;
@@ -122,6 +123,23 @@ void record_check(const fs::path& workspace, CheckReport& r) {
   r.recorded_version = choice.version;
 }
 
+std::string render_cases_table(const nlohmann::json& res) {
+  const nlohmann::json& cases = jobj(res, "cases");
+  if (cases.empty()) return "";
+  std::string text =
+      "| shape | trial | status | max abs err | mean abs err | rel_err | mismatches | first bad index | note |\n"
+      "|---|---|---|---|---|---|---|---|---|\n";
+  for (const auto& c : cases) {
+    std::string note = jstr(c, "status") == "PASS" ? "" : cell(jstr(c, "message"));
+    text += fmt::format("| {} | {} | {} | {} | {} | {} | {} | {} | {} |\n",
+                        shape_text(c.value("shape", nlohmann::json::array())), c.value("trial", 0), jstr(c, "status"),
+                        num(jnum(c, "max_abs_err")), num(jnum(c, "mean_abs_err")), num(jnum(c, "rel_err")),
+                        c.contains("mismatches") && c["mismatches"].is_number() ? c["mismatches"].dump() : "-",
+                        index_text(c.value("first_bad_index", nlohmann::json())), note);
+  }
+  return text;
+}
+
 std::string render_check_text(const CheckReport& r) {
   const nlohmann::json& res = r.result;
   std::string text = fmt::format("kgo check: {} (contract {}, op {}, {}, device {}{})\n",
@@ -133,20 +151,8 @@ std::string render_check_text(const CheckReport& r) {
     text += fmt::format("tolerance: atol {} rtol {} max rel_err {} (from {})\n", num(jnum(tol, "atol")),
                         num(jnum(tol, "rtol")), num(jnum(tol, "max_rel_err")), jstr(tol, "source", "?"));
   }
-  const nlohmann::json& cases = jobj(res, "cases");
-  if (!cases.empty()) {
-    text += "\n| shape | trial | status | max abs err | mean abs err | rel_err | mismatches | first bad index | note |\n"
-            "|---|---|---|---|---|---|---|---|---|\n";
-    for (const auto& c : cases) {
-      std::string note = jstr(c, "status") == "PASS" ? "" : cell(jstr(c, "message"));
-      text += fmt::format("| {} | {} | {} | {} | {} | {} | {} | {} | {} |\n", shape_text(c.value("shape", nlohmann::json::array())),
-                          c.value("trial", 0), jstr(c, "status"), num(jnum(c, "max_abs_err")),
-                          num(jnum(c, "mean_abs_err")), num(jnum(c, "rel_err")),
-                          c.contains("mismatches") && c["mismatches"].is_number() ? c["mismatches"].dump() : "-",
-                          index_text(c.value("first_bad_index", nlohmann::json())), note);
-    }
-    text += "\n";
-  }
+  std::string table = render_cases_table(res);
+  if (!table.empty()) text += "\n" + table + "\n";
   for (const char* part : {"determinism", "delegation", "streams"}) {
     const nlohmann::json& p = jobj(res, part);
     if (!p.empty() && !jstr(p, "message").empty()) text += std::string(part) + ": " + jstr(p, "message") + "\n";

@@ -28,6 +28,7 @@ struct CheckSettings {
 
 struct CheckReport {
   Target target;
+  CheckSettings settings;
   std::string kernel_sha256;   // kgo's hash of the kernel file before the run
   std::string verdict;         // PASS FAIL TIMEOUT_FAIL CRASH
   std::string message;
@@ -58,6 +59,8 @@ nlohmann::json correctness_value(const CheckReport& report);
 std::optional<double> max_abs_err(const nlohmann::json& result);
 
 std::string render_check_text(const CheckReport& report);
+// The markdown table of a check result's cases (empty when there are none).
+std::string render_cases_table(const nlohmann::json& result);
 nlohmann::json to_json(const CheckReport& report);
 
 // One line for stderr explaining a non-PASS verdict and what to do.

@@ -205,7 +205,8 @@ Verified verify_claim(WikiView& wiki, const Claim& claim) {
     if (!matches(fact)) continue;
     throw rejected(at + ": " + shown + " is the " + (sparse ? "dense" : "sparse") + " figure (" + describe(fact) +
                    "), but the claim is for " + claim.metric + (sparse ? " (sparse)" : " (dense)") +
-                   (same_metric.empty() ? "" : "; the line's " + claim.metric + " is " + describe_all(same_metric)) +
+                   (same_metric.empty() ? "" : "; the " + std::string(sparse ? "sparse" : "dense") + " figure there is " +
+                                                    describe_all(same_metric)) +
                    says(v.line_text));
   }
   if (same_metric.empty()) {

@@ -189,3 +189,17 @@ def test_bf16_matmul_is_compute_bound_on_h200(tmp_path, kernel_file):
     assert r.rc == 0, r.err
     assert r.json()["roofline"]["shapes"][0]["bound"] == "compute"
     assert run_kgo("audit", "--workspace", ws).rc == 0
+
+
+def test_h200_bf16_on_the_embedded_wiki_is_refused_not_guessed(tmp_path, kernel_file):
+    # The embedded wiki writes the H200's BF16 tensor peak as UNKNOWN (no vendor document read):
+    # kgo must refuse rather than borrow the H100's figure.
+    ws = new_workspace(tmp_path, kernel_file, "h200emb", "H200", "bf16")
+    r = run_kgo("spec", "auto", "--workspace", ws)
+    assert r.rc == 0, r.err
+    specs = json.loads((ws / "specs.json").read_text())["specs"]
+    if any(e["metric"] == "bf16_tensor" and not e["unknown"] for e in specs):
+        pytest.skip("the embedded wiki now states the H200 BF16 peak")
+    r = run_kgo("roofline", "--op", "matmul", "--shape", "4096x4096x4096", "--workspace", ws)
+    assert r.rc == 15 and "bf16_tensor" in r.err and "kgo spec auto" in r.err
+    assert "4096x4096x4096" not in section((ws / "README.md").read_text(), "Stop Conditions")

@@ -81,6 +81,13 @@ TEST(Metrics, PreferPicksAmongSeveral) {
   EXPECT_EQ(metric_from_text("FP16 / BF16 (Tensor Core)", "fp8_tensor").value_or(""), "fp16_tensor");
 }
 
+// `kgo wiki lookup` prints metric_label(); `kgo spec add` reads it back as free text.
+TEST(Metrics, EveryLabelMapsBackToItsMetric) {
+  for (const auto& m : canonical_metrics()) {
+    EXPECT_EQ(metric_from_text(metric_label(m)).value_or("<none>"), m) << metric_label(m);
+  }
+}
+
 TEST(Metrics, Labels) {
   EXPECT_EQ(metric_label("hbm_bandwidth"), "HBM bandwidth");
   EXPECT_EQ(metric_label("not_a_metric"), "not_a_metric");

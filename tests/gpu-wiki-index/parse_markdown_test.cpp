@@ -151,6 +151,16 @@ TEST(ParseMarkdown, DatasheetFrontMatterIsNotMeasured) {
   EXPECT_EQ(f.products[0].arch, "Hopper");
 }
 
+TEST(ParseMarkdown, TitleNamingOneProductScopesTheFile) {
+  auto f = parse_markdown("docs/hardware/h20_spec.md", "# NVIDIA H20 Specifications\n\n## Memory\n\n- H20 HBM3 bandwidth: 4.0 TB/s\n");
+  EXPECT_DOUBLE_EQ(one(f, "H20", "hbm_bandwidth").value, 4.0);
+  auto g = parse_markdown("d.md", "# NVIDIA Hopper GPU Hardware Compute Specifications Table\n\n- Memory bandwidth: 3.35 TB/s\n");
+  EXPECT_TRUE(g.facts.empty());
+  EXPECT_TRUE(has_issue_at(g, 3));
+  auto h = parse_markdown("d.md", "# H100 SXM Datasheet\n- SM count: 132\n");
+  EXPECT_DOUBLE_EQ(one(h, "H100 SXM", "sm_count").value, 132);
+}
+
 TEST(ParseMarkdown, CodeFencesAreIgnored) {
   auto f = parse_markdown("d.md", "## NVIDIA H100 SXM (sm_90, Hopper)\n```\nMemory bandwidth: 9.99 TB/s\n```\n");
   EXPECT_TRUE(f.facts.empty());

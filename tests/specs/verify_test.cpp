@@ -5,6 +5,7 @@
 #include <random>
 
 #include "core/error.hpp"
+#include "gpu-wiki-index/metrics.hpp"
 #include "specs/text.hpp"
 #include "tests/test_util.hpp"
 
@@ -187,6 +188,54 @@ TEST(VerifyProperty, NeverAcceptsANumberTheLineDoesNotState) {
       EXPECT_EQ(v.fact.metric, c.metric);
     } catch (const Error& e) {
       EXPECT_EQ(e.code(), ExitCode::citation_rejected);
+    }
+  }
+  EXPECT_GT(accepted, 0);
+}
+
+// Property on generated, mutated wiki markdown: building the index and verifying random claims
+// never crashes, and a claim is accepted only when its line holds that number.
+TEST(VerifyProperty, MutatedWikiMarkdownNeverAcceptsUnstatedNumbers) {
+  std::mt19937 rng(2024);
+  const std::vector<std::string> labels = {"HBM bandwidth", "SM count", "L2 cache", "FP32 (CUDA Core)",
+                                           "BF16 Tensor Core (dense)", "BF16 Tensor Core (sparse)", "Memory capacity"};
+  const std::vector<std::string> units = {"TB/s", "GB/s", "SMs", "MB", "TFLOPS", "GB", ""};
+  const std::string noise = "|~,.x\xC3\x97 #*-:0123456789";
+  int accepted = 0;
+  for (int round = 0; round < 40; ++round) {
+    test::TempDir dir;
+    std::string md = "# Generated\n\n## NVIDIA Z" + std::to_string(100 + round) + " SXM (sm_90, Hopper)\n\n"
+                     "| Metric | Value | Source |\n|---|---|---|\n";
+    for (int r = 0; r < 12; ++r) {
+      std::string value = (rng() % 5 == 0 ? "~" : "") + format_number(static_cast<double>(rng() % 40000) / 10.0);
+      if (rng() % 4 == 0) value = "1," + std::to_string(100 + rng() % 900) + ".5";
+      md += "| " + labels[rng() % labels.size()] + " | " + value + " " + units[rng() % units.size()] + " | s |\n";
+    }
+    for (int m = 0, n = static_cast<int>(rng() % 8); m < n; ++m) {  // byte-level mutations
+      size_t at = rng() % md.size();
+      if (rng() % 2) md[at] = noise[rng() % noise.size()];
+      else md.insert(md.begin() + static_cast<long>(at), noise[rng() % noise.size()]);
+    }
+    test::write(dir / "README.md", "# w\n");
+    test::write(dir / "docs/g.md", md);
+    WikiView w(wiki::WikiIndex::build(dir.path()));
+    auto lines = split_lines(md);
+    for (int i = 0; i < 150; ++i) {
+      int line = 1 + static_cast<int>(rng() % lines.size());
+      auto nums = numbers_in(lines[line - 1]);
+      double value = (!nums.empty() && rng() % 3) ? nums[rng() % nums.size()].value : static_cast<double>(rng() % 4000);
+      Claim c{wiki::canonical_metrics()[rng() % wiki::canonical_metrics().size()], "Z" + std::to_string(100 + round) + " SXM",
+              value, format_number(value), units[rng() % units.size()], Citation{"docs/g.md", line, ""}};
+      try {
+        Verified v = verify_claim(w, c);
+        ++accepted;
+        bool stated = false;
+        for (const auto& t : nums) stated = stated || same_value(t.value, v.fact.value);
+        EXPECT_TRUE(stated) << lines[line - 1];
+        EXPECT_EQ(v.fact.metric, c.metric);
+      } catch (const Error& e) {
+        EXPECT_EQ(e.code(), ExitCode::citation_rejected) << e.what();
+      }
     }
   }
   EXPECT_GT(accepted, 0);
