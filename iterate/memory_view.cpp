@@ -1,9 +1,12 @@
 #include "iterate/memory_view.hpp"
 
+#include <cstdint>
 #include <map>
 
 #include <fmt/format.h>
 
+#include "core/error.hpp"
+#include "core/files.hpp"
 #include "core/memory.hpp"
 #include "iterate/records.hpp"
 
@@ -11,32 +14,115 @@ namespace kgo::iterate {
 
 using nlohmann::json;
 
+namespace {
+
+// Rows are cached in .kgo/ keyed by each record's size and content hash, so a summary of 1,000
+// records re-parses only the records that changed (a full parse of them all costs more than the
+// 100 ms budget). Bump the format when row_facts changes.
+constexpr int k_cache_format = 1;
+
+std::string content_key(const std::string& text) {
+  std::uint64_t h = 1469598103934665603ULL;
+  for (unsigned char c : text) h = (h ^ c) * 1099511628211ULL;
+  return fmt::format("{}:{:016x}", text.size(), h);
+}
+
+json row_facts(const json& r) {
+  auto at = [&](const char* path) {
+    const json* v = core::find_path(r, path);
+    return v ? *v : json();
+  };
+  return {{"masked", r.value("masked", false)}, {"timestamp", r.value("timestamp", "")},
+          {"correctness", at("correctness.status")}, {"gate", core::gate_result(r)},
+          {"latency_us", at("performance.latency_us")}, {"tflops", at("performance.tflops")},
+          {"bandwidth_gbps", at("performance.bandwidth_gbps")},
+          {"tflops_pct", at("performance.tflops_peak_utilization_pct")},
+          {"bandwidth_pct", at("performance.bandwidth_peak_utilization_pct")},
+          {"action", at("optimization.action_category")}, {"commit", at("git_commit")}};
+}
+
+std::optional<double> number(const json& facts, const char* key) {
+  return facts[key].is_number() ? std::optional<double>(facts[key].get<double>()) : std::nullopt;
+}
+
+// Facts of every record by version, through the cache.
+std::vector<std::pair<int, json>> record_facts(const fs::path& ws) {
+  fs::path cache_path = ws / ".kgo" / "memory-summary-cache.json";
+  json cache = json::parse(core::try_read_file(cache_path).value_or(""), nullptr, false);
+  if (!cache.is_object() || cache.value("format", 0) != k_cache_format || !cache["rows"].is_object()) {
+    cache = {{"format", k_cache_format}, {"rows", json::object()}};
+  }
+  json rows = json::object();
+  bool dirty = false;
+  std::vector<std::pair<int, json>> out;
+  for (int n : core::record_versions(ws)) {
+    std::string name = core::version_name(n) + ".json";
+    auto text = core::try_read_file(ws / "memory" / name);
+    if (!text) continue;  // removed meanwhile
+    std::string key = content_key(*text);
+    const json& cached = cache["rows"].contains(name) ? cache["rows"][name] : json();
+    json facts;
+    if (cached.is_object() && cached.value("key", "") == key) {
+      facts = cached["facts"];
+    } else {
+      json rec = json::parse(*text, nullptr, false);
+      if (!rec.is_object()) {
+        throw Error("memory/" + name + " is not a JSON object; restore it from git (git checkout -- memory/" + name + ")",
+                    ExitCode::record_error);
+      }
+      facts = row_facts(rec);
+      dirty = true;
+    }
+    rows[name] = {{"key", key}, {"facts", facts}};
+    out.emplace_back(n, std::move(facts));
+  }
+  if (dirty || rows.size() != cache["rows"].size()) {
+    try {
+      fs::create_directories(cache_path.parent_path());
+      core::write_file_atomic(cache_path, json{{"format", k_cache_format}, {"rows", rows}}.dump());
+    } catch (const std::exception&) {
+      // A cache that cannot be written only costs time.
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
 Summary summarize(const fs::path& workspace, bool include_masked) {
   Summary s;
-  auto records = load_records(workspace);
-  const Record* best = current_best(records);
-  for (const auto& r : records) {
-    if (!r.masked()) s.latest = "v" + std::to_string(r.n);
-    if (r.masked() && !include_masked) {
+  auto facts = record_facts(workspace);
+  // The current best, as current_best() decides it: accepted, unmasked, lowest latency (else latest).
+  std::optional<size_t> best;
+  for (size_t i = 0; i < facts.size(); ++i) {
+    const json& f = facts[i].second;
+    if (f["masked"].get<bool>() || f["gate"] != "PASS" || !f["commit"].is_string()) continue;
+    auto lat = number(f, "latency_us");
+    auto best_lat = best ? number(facts[*best].second, "latency_us") : std::nullopt;
+    if (!best || (lat && (!best_lat || *lat <= *best_lat)) || (!lat && !best_lat)) best = i;
+  }
+  for (size_t i = 0; i < facts.size(); ++i) {
+    const auto& [n, f] = facts[i];
+    bool masked = f["masked"].get<bool>();
+    if (!masked) s.latest = core::version_name(n);
+    if (masked && !include_masked) {
       ++s.masked_left_out;
       continue;
     }
     RecordRow row;
-    row.version = "v" + std::to_string(r.n);
-    row.masked = r.masked();
-    row.timestamp = r.j.value("timestamp", "");
-    const json* status = core::find_path(r.j, "correctness.status");
-    row.correctness = status && status->is_string() ? status->get<std::string>() : "";
-    row.gate = r.gate();
-    row.latency_us = r.number("performance.latency_us");
-    row.tflops = r.number("performance.tflops");
-    row.bandwidth_gbps = r.number("performance.bandwidth_gbps");
-    row.tflops_pct = r.number("performance.tflops_peak_utilization_pct");
-    row.bandwidth_pct = r.number("performance.bandwidth_peak_utilization_pct");
-    const json* action = core::find_path(r.j, "optimization.action_category");
-    row.action = action && action->is_string() ? action->get<std::string>() : "";
-    if (r.j.contains("git_commit") && r.j["git_commit"].is_string()) row.commit = r.j["git_commit"].get<std::string>();
-    row.best = best == &r;
+    row.version = core::version_name(n);
+    row.masked = masked;
+    row.timestamp = f["timestamp"].get<std::string>();
+    row.correctness = f["correctness"].is_string() ? f["correctness"].get<std::string>() : "";
+    row.gate = f["gate"].get<std::string>();
+    row.latency_us = number(f, "latency_us");
+    row.tflops = number(f, "tflops");
+    row.bandwidth_gbps = number(f, "bandwidth_gbps");
+    row.tflops_pct = number(f, "tflops_pct");
+    row.bandwidth_pct = number(f, "bandwidth_pct");
+    row.action = f["action"].is_string() ? f["action"].get<std::string>() : "";
+    if (f["commit"].is_string()) row.commit = f["commit"].get<std::string>();
+    row.best = best && *best == i;
     if (row.best) s.best = row.version;
     s.rows.push_back(std::move(row));
   }

@@ -77,8 +77,8 @@ Pass ncu_pass(const harness::Target& t, const std::vector<long long>& shape, std
   std::error_code ec;
   fs::remove(log, ec);
   argv.insert(argv.begin() + 1, {"--log-file", log.string()});
-  p.argv = argv;
   p.run = run_once(t, shape, argv, {}, request_dir, o.warmup, o.timeout_s);
+  p.argv = p.run.argv;  // ncu's arguments and the harness command it launches
   p.log = core::try_read_file(log).value_or("");
   p.report = parse_ncu_csv(p.log);
   return p;

@@ -144,7 +144,11 @@ class Auditor {
     Citation c = *m.citation;
     const std::string cited = format_citation(c);
     std::optional<std::string> named;
-    if (!m.metric_text.empty()) named = wiki::metric_from_text(m.metric_text);
+    if (!m.metric_text.empty()) {
+      auto it = m_metric_memo.find(m.metric_text);
+      if (it == m_metric_memo.end()) it = m_metric_memo.emplace(m.metric_text, wiki::metric_from_text(m.metric_text)).first;
+      named = it->second;
+    }
     try {
       const WikiView::File& f = m_view.file(c.path);
       if (c.line == 0) {
@@ -195,6 +199,7 @@ class Auditor {
   WikiView& m_view;
   std::string m_product;
   std::unordered_map<std::string, std::optional<Finding>> m_memo;
+  std::unordered_map<std::string, std::optional<std::string>> m_metric_memo;
 };
 
 std::vector<Source> work_tree_sources(const fs::path& ws) {

@@ -80,7 +80,7 @@ class Walker {
     char c = m_s[m_i];
     if (c == '{') return object(depth);
     if (c == '[') return array(depth);
-    JsonValue v{m_path, m_line, c == '"', ""};
+    JsonValue v{m_path, m_line, c == '"', {}};
     if (!(c == '"' ? string(&v.text) : scalar_literal(&v.text))) return false;
     m_visit(v);
     return true;

@@ -9,7 +9,7 @@
 namespace kgo::specs {
 
 struct JsonValue {
-  std::vector<std::string> path;  // object keys from the root (array positions are omitted)
+  const std::vector<std::string>& path;  // object keys from the root (array positions omitted)
   int line = 0;                   // 1-based line where the value starts
   bool is_string = false;
   std::string text;               // decoded string, or the literal (number, true, false, null)

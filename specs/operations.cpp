@@ -308,6 +308,7 @@ SpecEntry record_unknown(const fs::path& workspace, const std::optional<fs::path
   Session s = open_session(workspace, wiki_dir);
   std::string metric = metric_for_text(metric_text, s.cfg.dtype);
   auto facts = s.view.index().find(s.product, metric, false);
+  if (facts.empty()) facts = s.view.index().find(s.product, metric, true);
   if (!facts.empty()) {
     const auto& f = facts.front();
     throw Error("the gpu-wiki states " + metric + " for " + s.product + ": " + fact_number_text(f) + " " + f.unit +

@@ -189,3 +189,31 @@ def test_workspace_from_cwd_and_no_workspace(workspace, tmp_path):
     assert kgo_ok("memory", "create", cwd=workspace / "memory").rc == 0
     r = run_kgo("memory", "list", cwd=tmp_path)
     assert r.rc == 8
+
+
+def test_summary_follows_every_change_despite_its_cache(workspace):
+    for _ in range(3):
+        kgo_ok("memory", "create", "--workspace", workspace)
+    first = kgo_ok("memory", "summary", "--workspace", workspace, "--json").json()
+    assert [r["action_category"] for r in first["records"]] == ["baseline", "", ""]
+    assert (workspace / ".kgo" / "memory-summary-cache.json").is_file()
+    kgo_ok("memory", "update", "v1", "--set", "optimization.action_category=tiling", "--workspace", workspace)
+    path = workspace / "memory" / "v2.json"
+    rec = json.loads(path.read_text())
+    rec["optimization"]["action_category"] = "swizzl"  # a hand edit of the same length as another value
+    path.write_text(json.dumps(rec, indent=2) + "\n")
+    second = kgo_ok("memory", "summary", "--workspace", workspace, "--json").json()
+    assert [r["action_category"] for r in second["records"]] == ["baseline", "tiling", "swizzl"]
+    rec["optimization"]["action_category"] = "abcdef"
+    path.write_text(json.dumps(rec, indent=2) + "\n")
+    assert kgo_ok("memory", "summary", "--workspace", workspace, "--json").json()["records"][2]["action_category"] == "abcdef"
+    (workspace / ".kgo" / "memory-summary-cache.json").write_text("{ torn")
+    torn = kgo_ok("memory", "summary", "--workspace", workspace, "--json").json()
+    assert [r["action_category"] for r in torn["records"]] == ["baseline", "tiling", "abcdef"]
+    assert json.loads((workspace / ".kgo" / "memory-summary-cache.json").read_text())["format"] == 1
+    (workspace / "memory" / "v1.json").unlink()
+    assert [r["version"] for r in kgo_ok("memory", "summary", "--workspace", workspace, "--json").json()["records"]] == \
+        ["v0", "v2"]
+    path.write_text("{ torn")
+    r = run_kgo("memory", "summary", "--workspace", workspace)
+    assert r.rc == 17 and "memory/v2.json is not a JSON object" in r.err
