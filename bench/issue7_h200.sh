@@ -2,13 +2,13 @@
 # Issue 7 evidence on a GPU machine (the device tool's H200): kgo ceiling --record vs PyTorch in the same run,
 # kgo profile + verdicts and kgo asm for softmax, layer_norm, a Triton bf16 matmul and cuBLAS, the
 # --summary-first and --kernel-regex launch selection, and kgo profile vs the bare ncu run.
-# Usage (repo root): KGO=.device-carry/kgo OUT=/some/dir [PHASES="ceiling roofline profiles summary overhead sass"]
+# Usage (repo root): KGO=.device-carry/kgo OUT=/some/dir [PHASES="ceiling roofline profiles summary overhead cuda sass"]
 # bench/issue7_h200.sh ; everything lands in $OUT/issue7.tar.gz (re-packed after every phase, so a cut-short
 # run still returns what it did).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 KGO=$(realpath "${KGO:-.device-carry/kgo}")
-PHASES=${PHASES:-ceiling roofline profiles summary overhead sass}
+PHASES=${PHASES:-ceiling roofline profiles summary overhead cuda sass}
 want() { [[ " $PHASES " == *" $1 "* ]]; }
 W=/tmp/issue7
 WS=/tmp/issue7_ws
@@ -79,6 +79,18 @@ if want overhead; then
 phase "kgo profile vs bare ncu (softmax)"
 [ -d "$WS/kernel_opt_softmax" ] || "$KGO" init softmax examples/softmax/kernel.py --platform H200 --shape 8192x8192 --dir "$WS" >/dev/null
 python3 bench/profile_overhead.py "$KGO" "$WS/kernel_opt_softmax" softmax 3 > "$W/profile_overhead.json"
+pack
+fi
+
+if want cuda; then
+phase "kernel.cu workspace: kgo asm (nvcc -cubin, cuobjdump) and kgo profile (harness cuda contract)"
+"$KGO" init vadd bench/profile_kernels/vector_add.cu --framework cuda --platform H200 --shape 67108864 --dir "$WS" >/dev/null
+"$KGO" memory create --workspace "$WS/kernel_opt_vadd" >/dev/null
+"$KGO" asm --workspace "$WS/kernel_opt_vadd" --json > "$W/asm_vadd.json"; echo "kgo asm: exit $?"
+"$KGO" asm --workspace "$WS/kernel_opt_vadd" | tail -6
+"$KGO" profile --op add --workspace "$WS/kernel_opt_vadd" --json > "$W/profile_vadd.json"; echo "kgo profile: exit $?"
+python3 -c "import json,sys; j=json.load(open(sys.argv[1])); print(j['selection'], j['chosen'], j['verdict']['bottleneck'], j['verdict']['rule'])" "$W/profile_vadd.json"
+cp -r "$WS/kernel_opt_vadd/profiles" "$W/profiles_vadd"
 pack
 fi
 

@@ -14,7 +14,7 @@ namespace {
 struct BaselineCliOptions {
   harness::BaselineOptions opts;
   std::optional<double> case_timeout, timeout;
-  bool no_compile = false, quiet = false;
+  bool no_compile = false, quiet = false, no_edge_shapes = false;
 };
 
 void run_baseline(const BaselineCliOptions& o, Context& ctx) {
@@ -28,6 +28,7 @@ void run_baseline(const BaselineCliOptions& o, Context& ctx) {
   opts.check.total_timeout_s = o.timeout.value_or(opts.check.total_timeout_s * scale);
   opts.check.progress = opts.bench.progress = !o.quiet;
   opts.bench.compile = !o.no_compile;
+  opts.check.edge_shapes = !o.no_edge_shapes;
   std::filesystem::path ws = workspace_dir(ctx);
   harness::BaselineReport r = harness::run_baseline(ws, opts);
   emit(ctx, harness::to_json(r), harness::render_baseline_text(r));
@@ -52,6 +53,8 @@ void register_baseline(CLI::App& app, Context& ctx) {
   sub->add_option("--python", o->opts.target.python, "Python interpreter (default: $KGO_PYTHON, else python3)");
   sub->add_option("--arg", o->opts.target.args, "Extra setup() argument name=value (repeatable)");
   sub->add_option("--op", o->opts.target.op, "Catalog op for op-mode kernels (default: roofline.json's op)");
+  sub->add_flag("--no-edge-shapes", o->no_edge_shapes, "Do not add the edge shapes to the check");
+  sub->add_option("--dtype", o->opts.target.dtype, "Data type (default: the workspace's)");
   sub->add_option("--atol", o->opts.check.atol, "Absolute tolerance");
   sub->add_option("--rtol", o->opts.check.rtol, "Relative tolerance");
   sub->add_option("--case-timeout", o->case_timeout, "Check seconds per case (default 30; x10 on --device cpu)");

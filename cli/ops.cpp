@@ -45,7 +45,7 @@ void run_ops(const OpsCliOptions& o, Context& ctx) {
   }
   std::error_code ec;
   std::filesystem::create_directories(o.dir, ec);
-  opts.dir = std::filesystem::absolute(o.dir);
+  opts.dir = std::filesystem::weakly_canonical(std::filesystem::absolute(o.dir));
   bool cpu = opts.target.device == "cpu";
   opts.check.case_timeout_s = o.case_timeout.value_or(opts.check.case_timeout_s * (cpu ? harness::k_cpu_timeout_scale : 1));
   opts.check.total_timeout_s = o.timeout.value_or(opts.check.total_timeout_s * (cpu ? harness::k_cpu_timeout_scale : 1));

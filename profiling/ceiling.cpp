@@ -147,7 +147,8 @@ std::string method_text(const CeilingResult& r, const CeilingOptions& o) {
       "timed with CUDA events after warm-up, each figure the median of the repeats. Bandwidth counts the "
       "bytes each pattern reads plus the bytes it writes, over arrays many times the L2, best launch shape "
       "of a short sweep; hbm_bandwidth is the best pattern. FP32 is an FMA loop counting two FLOP per FMA; "
-      "tensor figures are cuBLAS GEMMs on random data; launch latency is an empty kernel between two events. "
+      "tensor figures are cuBLAS GEMMs on random data; launch latency is the per-kernel time of empty kernels "
+      "replayed from a CUDA graph, the floor of a small kernel timed the way kgo bench times small kernels. "
       "Clocks were left as found. Conditions:\n\n```text\n{}```\n",
       core::kgo_version(), r.device.value("name", std::string("GPU")), [&] {
         std::string s;
@@ -345,7 +346,7 @@ CeilingResult run_ceiling(const CeilingOptions& o) {
 nlohmann::json to_json(const CeilingResult& r) {
   nlohmann::json figures = nlohmann::json::array(), lines = nlohmann::json::array();
   for (const auto& f : r.figures) {
-    figures.push_back({{"metric", f.metric}, {"value", f.si_value}, {"unit", f.dimension},
+    figures.push_back({{"metric", f.metric}, {"value", f.base_value}, {"unit", f.dimension},
                        {"display", display_value(f)}, {"note", f.note}});
   }
   for (const auto& l : r.lines) lines.push_back(l.raw);

@@ -5,10 +5,10 @@
 namespace kgo::profiling {
 
 std::string display_value(const MeasuredFigure& f) {
-  if (f.dimension == "bytes_per_s") return fmt::format("{:.2f} TB/s", f.si_value / 1e12);
-  if (f.dimension == "flop_per_s") return fmt::format("{:.1f} TFLOPS", f.si_value / 1e12);
-  if (f.dimension == "seconds") return fmt::format("{:.2f} us", f.si_value * 1e6);
-  return fmt::format("{:g}", f.si_value);
+  if (f.dimension == "bytes_per_s") return fmt::format("{:.2f} TB/s", f.base_value / 1e12);
+  if (f.dimension == "flop_per_s") return fmt::format("{:.1f} TFLOPS", f.base_value / 1e12);
+  if (f.dimension == "seconds") return fmt::format("{:.2f} us", f.base_value * 1e6);
+  return fmt::format("{:g}", f.base_value);
 }
 
 std::string render_measured_doc(const MeasuredDoc& d) {

@@ -11,7 +11,7 @@ namespace kgo::profiling {
 
 struct MeasuredFigure {
   std::string metric;     // canonical: hbm_bandwidth, hbm_bandwidth_copy, fp32, bf16_tensor, launch_latency
-  double si_value = 0;    // bytes/s, FLOP/s or seconds
+  double base_value = 0;    // bytes/s, FLOP/s or seconds
   std::string dimension;  // "bytes_per_s", "flop_per_s" or "seconds"
   std::string note;       // pattern / method, e.g. "copy, read+write bytes, median of 20, 4 GiB arrays"
 };

@@ -132,7 +132,12 @@ nlohmann::json timing_only(const harness::Target& t, const std::vector<long long
   call.request["bench"] = {{"runs", 10}, {"baselines", nlohmann::json::array()}};
   call.request["total_timeout_s"] = o.timeout_s;
   call.python = t.python;
-  harness::HarnessOutcome out = harness::run_harness(call);
+  harness::HarnessOutcome out;
+  try {
+    out = harness::run_harness(call);
+  } catch (const Error& e) {  // evidence is best effort here: say why there is none
+    return {{"tool", "kgo bench (harness, CUDA events)"}, {"verdict", "ERROR"}, {"message", e.what()}};
+  }
   nlohmann::json j = {{"tool", "kgo bench (harness, CUDA events)"}, {"verdict", out.verdict}};
   if (out.result.contains("sizes") && out.result["sizes"].is_array() && !out.result["sizes"].empty()) {
     const auto& s = out.result["sizes"][0];

@@ -55,6 +55,19 @@ bool upsert(Registry& reg, const SpecEntry& e) {
   return false;
 }
 
+// Like upsert, but an entry already citing the same line keeps its label and date (spec auto
+// must not overwrite what the user registered by hand for the same fact).
+void keep_or_upsert(Registry& reg, SpecEntry& e) {
+  for (const auto& old : reg.specs) {
+    if (old.metric == e.metric && old.measured == e.measured && !old.unknown && old.citation == e.citation &&
+        old.line_text == e.line_text) {
+      e = old;
+      return;
+    }
+  }
+  upsert(reg, e);
+}
+
 struct Session {
   fs::path ws;
   core::WorkspaceConfig cfg;
@@ -281,7 +294,7 @@ AutoResult auto_specs(const fs::path& workspace, const std::optional<fs::path>& 
       continue;
     }
     SpecEntry e = register_fact(s, facts.front());
-    upsert(s.reg, e);
+    keep_or_upsert(s.reg, e);
     r.registered.push_back(e);
   }
   // Measured maxima: the newest measured document (by file name) per metric.
@@ -293,7 +306,7 @@ AutoResult auto_specs(const fs::path& workspace, const std::optional<fs::path>& 
   }
   for (const auto& [metric, f] : measured) {
     SpecEntry e = register_fact(s, f);
-    upsert(s.reg, e);
+    keep_or_upsert(s.reg, e);
     r.registered.push_back(e);
   }
   for (const auto& metric : r.unknown) add_unknown(s, metric, "kgo spec auto");

@@ -62,10 +62,14 @@ def edit_kernel(ws, tag):
     path.write_text(path.read_text() + f"\n# {tag}\n")
 
 
-def fsck_clean(ws):
-    r = git("fsck", "--strict", "--no-dangling", cwd=ws)
-    bad = [l for l in (r.stdout + r.stderr).splitlines() if l.strip() and "dangling" not in l]
-    return r.returncode == 0 and not bad, r.stdout + r.stderr
+def fsck_clean(ws, allow_dangling=False):
+    """git fsck --strict exits 0 and reports nothing (with allow_dangling: nothing but dangling
+    objects, which an interrupted operation leaves until the next kgo command uses them)."""
+    r = git("fsck", "--strict", "--dangling", "--no-progress", cwd=ws)
+    lines = [l for l in (r.stdout + r.stderr).splitlines() if l.strip()]
+    if allow_dangling:
+        lines = [l for l in lines if not l.startswith("dangling ")]
+    return r.returncode == 0 and not lines, r.stdout + r.stderr
 
 
 def records_valid(ws):

@@ -266,3 +266,19 @@ def test_done_when_embedded_wiki(tmp_path, kernel_file):
     audit = run_kgo("audit", "--workspace", ws, "--json")
     assert audit.rc == 0, audit.out
     assert audit.json()["citations_checked"] >= len(lines) - len(r.json()["unknown"])
+
+
+def test_seed_example_on_h20_and_approximate_values(tmp_path, kernel_file):
+    ws = make_ws(tmp_path, kernel_file, platform="H20")
+    line = line_of(FIXTURE_WIKI, "| Memory Bandwidth | 4.0 TB/s |")
+    text = f"H20 HBM3 bandwidth: 4.0 TB/s <- <gpu-wiki>/{HOPPER}:L{line}"
+    r = spec(ws, "add", text)
+    assert r.rc == 0, r.err
+    r = spec(ws, "auto", "--json")
+    assert r.rc == 0, r.err
+    bf16 = next(e for e in r.json()["registered"] if e["metric"] == "bf16_tensor")
+    assert bf16["approximate"] is True and bf16["value_text"] == "~148"
+    lines = hardware_spec_lines(ws)
+    assert f"- {text}" in lines  # auto keeps the hand-registered entry for the same line
+    assert any(l.startswith("- H20 BF16 Tensor Core (dense): ~148 TFLOPS <- ") for l in lines)
+    assert run_kgo("audit", "--workspace", ws).rc == 0

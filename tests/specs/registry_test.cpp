@@ -111,6 +111,18 @@ TEST(Registry, InvalidDocumentsAreRefusedAndNothingIsWritten) {
   }
   test::write(dir / "specs.json", "{not json");
   EXPECT_THROW(load_registry(dir.path()), Error);
+
+  // An UNKNOWN carrying a value is caught by the schema itself (schemas/specs.schema.json).
+  nlohmann::json doc = Registry{};
+  doc["specs"] = nlohmann::json::array({{{"metric", "l2_cache"}, {"label", "x"}, {"product", "H100 SXM"},
+                                         {"unknown", true}, {"measured", false}, {"added_at", "t"}, {"value", 50}}});
+  test::write(dir / "specs.json", doc.dump());
+  try {
+    load_registry(dir.path());
+    FAIL() << "expected schema_invalid";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), ExitCode::schema_invalid) << e.what();
+  }
 }
 
 }  // namespace

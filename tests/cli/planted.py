@@ -1,0 +1,54 @@
+"""Planted kernels for the harness CLI tests: the example softmax made wrong, crashing or slow, and
+helpers shared by test_check / test_bench / test_baseline / test_ops."""
+import hashlib
+import json
+import pathlib
+import shutil
+import subprocess
+
+from conftest import SOURCE_DIR, run_kgo
+
+GOOD = (SOURCE_DIR / "examples" / "softmax" / "kernel.py").read_text()
+REF = SOURCE_DIR / "examples" / "softmax" / "ref.py"
+_ENTRY_BODY = "    rows, cols = x.shape\n"
+assert _ENTRY_BODY in GOOD and "y = e / tl.sum(e, axis=0)" in GOOD
+
+
+def wrong():
+    """Normalizes by sum + 1: every element is off by a few percent."""
+    return GOOD.replace("y = e / tl.sum(e, axis=0)", "y = e / (tl.sum(e, axis=0) + 1.0)")
+
+
+def segfault():
+    return GOOD.replace(_ENTRY_BODY, _ENTRY_BODY + "    import ctypes\n    ctypes.string_at(0)\n")
+
+
+def abort():
+    return GOOD.replace(_ENTRY_BODY, _ENTRY_BODY + "    import os\n    os.abort()\n")
+
+
+def sleeper():
+    return GOOD.replace(_ENTRY_BODY, _ENTRY_BODY + "    import time\n    time.sleep(600)\n")
+
+
+def sha256(path):
+    return hashlib.sha256(pathlib.Path(path).read_bytes()).hexdigest()
+
+
+def record(ws, n=0):
+    return json.loads((ws / "memory" / f"v{n}.json").read_text())
+
+
+def has_gpu():
+    if shutil.which("nvidia-smi") is None:
+        return False
+    return subprocess.run(["nvidia-smi", "-L"], capture_output=True).returncode == 0
+
+
+# Small shapes keep the Triton interpreter quick on CI; edge shapes are the harness's own tests.
+CPU = ["--device", "cpu", "--shape", "8x33", "--no-edge-shapes"]
+
+
+def check(ws, *extra, **kw):
+    trials = [] if "--trials" in extra else ["--trials", "1"]
+    return run_kgo("check", "--workspace", ws, *CPU, *trials, *extra, **kw)

@@ -1,0 +1,96 @@
+"""`kgo bench`: the CPU path (Triton interpreter, host timer, never recorded), utilization against
+the registered roofline, and the GPU path when a GPU is present."""
+import json
+
+import pytest
+
+from conftest import run_kgo, validate
+from planted import has_gpu, record, sha256, wrong
+
+CPU_BENCH = ["--device", "cpu", "--size", "8x16", "--size", "16x33", "--runs", "2", "--no-compile", "--quiet"]
+
+
+@pytest.mark.skipif(has_gpu(), reason="checks the refusal on a machine without a GPU")
+def test_bench_without_gpu_refuses_cleanly(workspace):
+    r = run_kgo("bench", "--workspace", workspace)
+    assert r.rc == 23
+    assert "GPU" in r.err and "--device cpu" in r.err
+    assert not (workspace / "benchmark.md").exists()
+
+
+def test_cpu_bench_writes_benchmark_md_and_records_nothing(workspace):
+    r = run_kgo("bench", "--workspace", workspace, *CPU_BENCH, "--json")
+    assert r.rc == 0, r.err
+    j = r.json()
+    validate(j, "cli/bench.schema.json")
+    assert j["verdict"] == "PASS" and j["recorded"] is None
+    assert "not performance measurements" in j["record_note"]
+    sizes = j["harness"]["sizes"]
+    assert [s["shape"] for s in sizes] == [[8, 16], [16, 33]]
+    assert all(s["runs"] == 2 and s["median_us"] > 0 and s["outputs_checked"] for s in sizes)
+    md = (workspace / "benchmark.md").read_text()
+    for s in sizes:
+        label = "x".join(map(str, s["shape"]))
+        assert f"| {label} | {s['mode']} | {s['median_us']:.2f} |" in md
+    assert "Final (the seed's figure: mean of the per-size means)" in md
+    assert "Triton interpreter" in md
+    assert not (workspace / "memory" / "v0.json").exists()
+
+
+def test_utilization_against_registered_roofline(workspace):
+    assert run_kgo("spec", "auto", "--workspace", workspace).rc == 0
+    r = run_kgo("roofline", "--workspace", workspace, "--op", "softmax", "--shape", "8x16", "--shape", "16x33")
+    assert r.rc == 0, r.err
+    r = run_kgo("bench", "--workspace", workspace, *CPU_BENCH, "--json")
+    assert r.rc == 0, r.err
+    j = r.json()
+    validate(j, "cli/bench.schema.json")
+    util = j["utilization"]
+    assert util["available"], util["why_not"]
+    assert util["op"] == "softmax" and "<gpu-wiki>/" in util["bandwidth"]
+    specs = json.loads((workspace / "specs.json").read_text())
+    bw = next(e["si_value"] for e in specs["specs"] if e["metric"] == "hbm_bandwidth")
+    for size, u in zip(j["harness"]["sizes"], util["sizes"]):
+        rows, cols = size["shape"]
+        bytes_moved = 2 * rows * cols * 4  # softmax fp32: read x once, write y once
+        assert size["bytes"] == bytes_moved
+        expected = bytes_moved / (size["median_us"] * 1e-6) / bw * 100
+        assert u["pct_of_bandwidth_peak"] == pytest.approx(expected, rel=1e-6)
+        assert u["pct_of_target"] == pytest.approx(u["target_time_us"] / size["median_us"] * 100, rel=1e-6)
+    md = (workspace / "benchmark.md").read_text()
+    assert "## Roofline" in md and util["bandwidth"] in md
+
+
+def test_utilization_missing_specs_says_what_to_run(workspace):
+    r = run_kgo("bench", "--workspace", workspace, *CPU_BENCH, "--json")
+    j = r.json()
+    assert j["utilization"]["available"] is False
+    assert "kgo spec auto" in j["utilization"]["why_not"]
+
+
+def test_bench_output_check_catches_wrong_kernel(workspace):
+    (workspace / "kernel.py").write_text(wrong())
+    r = run_kgo("bench", "--workspace", workspace, *CPU_BENCH, "--json")
+    assert r.rc == 1
+    assert r.json()["verdict"] == "FAIL" and "bench FAILED" in r.err
+
+
+def test_bad_bench_options(workspace):
+    assert run_kgo("bench", "--workspace", workspace, "--device", "cpu", "--graph", "sometimes").rc == 3
+    assert run_kgo("bench", "--workspace", workspace, "--device", "cpu", "--runs", "0").rc == 3
+    assert run_kgo("bench", "--workspace", workspace, "--device", "cpu", "--size", "0x5").rc == 3
+
+
+@pytest.mark.skipif(not has_gpu(), reason="GPU timing needs a GPU")
+def test_gpu_bench_records_stamped_performance(workspace):
+    r = run_kgo("bench", "--workspace", workspace, "--size", "256x256", "--size", "1024x1024", "--runs", "5",
+                "--json", timeout=1200)
+    assert r.rc == 0, r.err
+    j = r.json()
+    validate(j, "cli/bench.schema.json")
+    assert j["recorded"] == "v0"
+    perf = record(workspace)["performance"]
+    assert perf["stamp"]["kernel_sha256"] == sha256(workspace / "kernel.py")
+    assert set(perf["latency_us_by_shape"]) == {"256x256", "1024x1024"}
+    assert perf["details"]["clocks"]["source"] in ("pynvml", "nvidia-smi")
+    assert all(s["mode"] in ("events", "graph") for s in j["harness"]["sizes"])

@@ -1,0 +1,144 @@
+"""`kgo check` on real workspaces with the real harness in Triton-interpreter mode (--device cpu)."""
+import os
+import stat
+import time
+
+import pytest
+
+from conftest import run_kgo, validate
+from planted import CPU, GOOD, abort, check, record, segfault, sha256, sleeper, wrong
+
+
+def test_pass_on_example_softmax_records_stamped_pass(workspace):
+    r = check(workspace, "--json")
+    assert r.rc == 0, r.err
+    j = r.json()
+    validate(j, "cli/check.schema.json")
+    assert j["verdict"] == "PASS" and j["device"] == "cpu"
+    assert j["harness"]["environment"]["interpreter"] is True
+    assert j["kernel_sha256"] == sha256(workspace / "kernel.py") == j["harness"]["kernel_sha256"]
+    rec = record(workspace)
+    assert rec["correctness"]["status"] == "PASS"
+    assert rec["correctness"]["stamp"]["kernel_sha256"] == sha256(workspace / "kernel.py")
+    assert rec["correctness"]["stamp"]["tool"] == "kgo check"
+    assert 0 <= rec["correctness"]["rel_err"] <= rec["correctness"]["threshold"]
+    assert rec["environment"]["torch"]
+
+
+def test_text_report_has_per_case_table(workspace):
+    r = check(workspace, "--trials", "2")
+    assert r.rc == 0, r.err
+    assert "| shape | trial | status | max abs err |" in r.out
+    assert "| 8x33 | 0 | PASS |" in r.out and "| 8x33 | 1 | PASS |" in r.out
+    assert "verdict: PASS" in r.out and "recorded: memory/v0.json" in r.out
+
+
+def test_wrong_kernel_fails_and_is_never_recorded_as_pass(workspace):
+    (workspace / "kernel.py").write_text(wrong())
+    r = check(workspace, "--json")
+    assert r.rc == 1
+    assert "check FAILED" in r.err
+    j = r.json()
+    validate(j, "cli/check.schema.json")
+    assert j["verdict"] == "FAIL"
+    case = j["harness"]["cases"][0]
+    assert case["status"] == "FAIL" and case["mismatches"] > 0 and case["first_bad_index"] is not None
+    rec = record(workspace)
+    assert rec["correctness"]["status"] == "FAIL"
+    assert rec["correctness"]["stamp"]["kernel_sha256"] == sha256(workspace / "kernel.py")
+
+
+@pytest.mark.parametrize("planted, signal_name", [(segfault, "SIGSEGV"), (abort, "SIGABRT")])
+def test_crashing_kernel_is_a_verdict_not_a_kgo_crash(workspace, planted, signal_name):
+    (workspace / "kernel.py").write_text(planted())
+    r = check(workspace, "--json")
+    assert r.rc == 1, r.err
+    assert "check CRASHED" in r.err and "internal error" not in r.err
+    j = r.json()
+    validate(j, "cli/check.schema.json")
+    assert j["verdict"] == "CRASH"
+    assert signal_name in j["message"]
+    rec = record(workspace)
+    assert rec["correctness"]["status"] == "FAIL"
+    assert rec["correctness"]["details"]["verdict"] == "CRASH"
+
+
+def test_sleeping_kernel_times_out(workspace):
+    (workspace / "kernel.py").write_text(sleeper())
+    start = time.monotonic()
+    r = check(workspace, "--case-timeout", "3", "--timeout", "30", "--json")
+    assert time.monotonic() - start < 60
+    assert r.rc == 1
+    assert "check TIMED OUT" in r.err
+    j = r.json()
+    validate(j, "cli/check.schema.json")
+    assert j["verdict"] == "TIMEOUT_FAIL"
+    assert record(workspace)["correctness"]["status"] == "TIMEOUT_FAIL"
+
+
+def _fake_python(tmp_path, body):
+    path = tmp_path / "fakepython"
+    path.write_text("#!/bin/sh\n" + body + "\n")
+    path.chmod(path.stat().st_mode | stat.S_IXUSR)
+    return path
+
+
+def test_harness_killed_by_a_signal_becomes_crash(workspace, tmp_path):
+    fake = _fake_python(tmp_path, "cat > /dev/null; kill -SEGV $$")
+    r = check(workspace, "--python", fake, "--json")
+    assert r.rc == 1, r.err
+    j = r.json()
+    validate(j, "cli/check.schema.json")
+    assert j["verdict"] == "CRASH" and j["synthesized"] is True
+    assert "signal 11" in j["message"]
+
+
+def test_harness_without_result_is_a_harness_error(workspace, tmp_path):
+    fake = _fake_python(tmp_path, "cat > /dev/null; echo 'Traceback: boom' >&2; exit 1")
+    r = check(workspace, "--python", fake)
+    assert r.rc == 20
+    assert "without a result" in r.err and "Traceback: boom" in r.err
+    assert not (workspace / "memory" / "v0.json").exists()
+
+
+def test_interpreter_order_flag_then_env(workspace, tmp_path):
+    log = tmp_path / "used"
+    wrapper = _fake_python(tmp_path, f'echo env >> {log}\nexec python3 "$@"')
+    r = check(workspace, env={"KGO_PYTHON": str(wrapper)})
+    assert r.rc == 0, r.err
+    assert log.read_text() == "env\n"
+    r = run_kgo("check", "--workspace", workspace, *CPU, "--python", tmp_path / "nope")
+    assert r.rc == 20
+    assert "--python" in r.err and "nope" in r.err
+    r = run_kgo("check", "--workspace", workspace, *CPU, env={"KGO_PYTHON": str(tmp_path / "nope")})
+    assert r.rc == 20 and "$KGO_PYTHON" in r.err
+
+
+def test_kernel_edited_during_check_is_refused(workspace, tmp_path):
+    # The interpreter wrapper edits the kernel before the harness reads it: hashes disagree.
+    k = workspace / "kernel.py"
+    wrapper = _fake_python(tmp_path, f'echo "# edited" >> {k}\nexec python3 "$@"')
+    r = check(workspace, "--python", wrapper)
+    assert r.rc == 17
+    assert "sha256" in r.err
+    assert not (workspace / "memory" / "v0.json").exists() or record(workspace)["correctness"] is None
+
+
+def test_decided_record_is_left_alone(workspace):
+    r = run_kgo("baseline", "--workspace", workspace, *CPU, "--quiet")
+    assert r.rc == 0, r.err
+    before = (workspace / "memory" / "v0.json").read_text()
+    (workspace / "kernel.py").write_text(GOOD + "\n# next idea\n")
+    r = check(workspace)
+    assert r.rc == 0, r.err
+    assert "not recorded: v0 is already decided" in r.out
+    assert (workspace / "memory" / "v0.json").read_text() == before
+
+
+def test_bad_options(workspace, tmp_path):
+    assert run_kgo("check", "--workspace", workspace, "--device", "tpu").rc == 3
+    assert run_kgo("check", "--workspace", workspace, *CPU, "--arg", "novalue").rc == 3
+    assert run_kgo("check", "--workspace", workspace, *CPU, "--timeout", "0").rc == 3
+    assert run_kgo("check", "--workspace", tmp_path, *CPU).rc == 8
+    os.remove(workspace / "kernel.py")
+    assert run_kgo("check", "--workspace", workspace, *CPU).rc == 5
