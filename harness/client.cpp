@@ -108,6 +108,10 @@ HarnessOutcome run_harness(const HarnessCall& call) {
   }
   // One JSON object on stdout (pretty or compact); a stray line before it must not hide it.
   nlohmann::json result = nlohmann::json::parse(p.out, nullptr, false);
+  for (size_t pos = p.out.find("\n{"); result.is_discarded() && pos != std::string::npos;
+       pos = p.out.find("\n{", pos + 1)) {
+    result = nlohmann::json::parse(p.out.substr(pos + 1), nullptr, false);
+  }
   if (result.is_discarded()) result = nlohmann::json::parse(last_json_line(p.out), nullptr, false);
   if (!result.is_object() || !result.contains("verdict")) {
     throw Error(fmt::format("the Python harness ({} {}) exited with status {} without a result; "

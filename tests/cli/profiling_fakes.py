@@ -31,7 +31,7 @@ def fake_smi(bindir, name="NVIDIA H200", working=True):
         """)
 
 
-def fake_ncu(bindir, csv=None, summary_csv=None, stderr_text="", launches=("_softmax_rows",)):
+def fake_ncu(bindir, csv=None, summary_csv=None, stderr_text="", launches=("_softmax_rows",), verdict="PASS"):
     """`csv`: written for profiling passes; `summary_csv`: for the --print-kernel-base (summary) pass."""
     log = bindir / "ncu_calls.jsonl"
     _script(bindir / "ncu", f"""
@@ -47,7 +47,8 @@ def fake_ncu(bindir, csv=None, summary_csv=None, stderr_text="", launches=("_sof
         if src:
             text += open(src).read()
         open(out, "w").write(text)
-        print(json.dumps({{"verdict": "PASS", "message": "ran once", "launches": {list(launches)!r}}}))
+        print(json.dumps({{"verdict": {verdict!r}, "message": "the kernel raised ValueError: bad shape",
+                          "launches": {list(launches)!r}}}))
         """)
     return log
 

@@ -37,7 +37,7 @@ def test_missing_ncu_is_exit_23(tools, workspace):
     assert "Nsight Compute (ncu) not found" in r.err and "--ncu PATH" in r.err
 
 
-def test_memory_bound_softmax_end_to_end(tools, workspace, git):
+def test_memory_bound_softmax_end_to_end(tools, workspace):
     log = fake_ncu(tools, csv=DATA / "h200_softmax_ncu_raw.csv")
     assert run_kgo("memory", "create", "--workspace", workspace).rc == 0
     r = profile(workspace, fake_env(tools), "--json")
@@ -64,8 +64,9 @@ def test_memory_bound_softmax_end_to_end(tools, workspace, git):
     for section in ("Speed of Light", "Memory", "Compute", "Occupancy", "Launch", "Warp stalls", "Divergence",
                     "Shared memory"):
         assert f"## {section}\n" in details, section
-    record = json.loads(run_kgo("memory", "read", "v0", "--workspace", workspace, "--json").out)
-    ev = record.get("profile_evidence") or record.get("record", {}).get("profile_evidence")
+    record = json.loads((workspace / "memory" / "v0.json").read_text())
+    validate(record, "iteration.schema.json")
+    ev = record["profile_evidence"]
     assert ev["bottleneck_type"] == "memory_bound"
     assert ev["evidence_chain"][0]["inference"].startswith("memory-bound")
     assert j["record_updated"] is True
@@ -146,3 +147,10 @@ def test_nothing_profiled_is_a_clear_error(tools, workspace):
     r = profile(workspace, fake_env(tools), "--kernel-regex", "nope")
     assert r.rc == 1
     assert "ncu profiled no kernel" in r.err and "--kernel-regex" in r.err
+
+
+def test_a_failing_kernel_is_a_harness_error(tools, workspace):
+    fake_ncu(tools, csv=None, verdict="FAIL")
+    r = profile(workspace, fake_env(tools))
+    assert r.rc == 20
+    assert "the kernel did not run under ncu" in r.err and "bad shape" in r.err

@@ -191,15 +191,25 @@ def test_bf16_matmul_is_compute_bound_on_h200(tmp_path, kernel_file):
     assert run_kgo("audit", "--workspace", ws).rc == 0
 
 
-def test_h200_bf16_on_the_embedded_wiki_is_refused_not_guessed(tmp_path, kernel_file):
-    # The embedded wiki writes the H200's BF16 tensor peak as UNKNOWN (no vendor document read):
-    # kgo must refuse rather than borrow the H100's figure.
+def test_h200_bf16_on_the_embedded_wiki_uses_what_it_states(tmp_path, kernel_file):
+    # The embedded wiki writes the H200's datasheet BF16 tensor peak as UNKNOWN; kgo may use a
+    # measured maximum when the wiki holds one, and must otherwise refuse, never borrow the H100's.
     ws = new_workspace(tmp_path, kernel_file, "h200emb", "H200", "bf16")
     r = run_kgo("spec", "auto", "--workspace", ws)
     assert r.rc == 0, r.err
     specs = json.loads((ws / "specs.json").read_text())["specs"]
-    if any(e["metric"] == "bf16_tensor" and not e["unknown"] for e in specs):
-        pytest.skip("the embedded wiki now states the H200 BF16 peak")
-    r = run_kgo("roofline", "--op", "matmul", "--shape", "4096x4096x4096", "--workspace", ws)
-    assert r.rc == 15 and "bf16_tensor" in r.err and "kgo spec auto" in r.err
-    assert "4096x4096x4096" not in section((ws / "README.md").read_text(), "Stop Conditions")
+    bf16 = [e for e in specs if e["metric"] == "bf16_tensor" and not e["unknown"]]
+    r = run_kgo("roofline", "--op", "matmul", "--shape", "4096x4096x4096", "--workspace", ws, "--json")
+    if not bf16:
+        assert r.rc == 15 and "bf16_tensor" in r.err and "kgo spec auto" in r.err
+        assert "4096x4096x4096" not in section((ws / "README.md").read_text(), "Stop Conditions")
+        return
+    assert r.rc == 0, r.err
+    doc = r.json()["roofline"]
+    chosen = next((e for e in bf16 if e["measured"]), bf16[0])
+    assert doc["inputs"]["compute"]["citation"] == chosen["citation"]
+    assert doc["inputs"]["compute"]["source"] == ("measured" if chosen["measured"] else "datasheet")
+    assert doc["shapes"][0]["bound"] == "compute"
+    stop = section((ws / "README.md").read_text(), "Stop Conditions")
+    assert chosen["citation"] in stop
+    assert run_kgo("audit", "--workspace", ws).rc == 0

@@ -1,0 +1,37 @@
+#include "harness/gpu_info.hpp"
+
+#include <gtest/gtest.h>
+
+namespace kgo::harness {
+
+TEST(GpuInfoTest, ParsesAQueryLine) {
+  auto g = parse_smi_line("1, NVIDIA H200, 9.0, 580.159.04, 1755, 3201, 1980, 3201, 45, 310.25, 0x0000000000000005");
+  ASSERT_TRUE(g);
+  EXPECT_EQ(g->index, 1);
+  EXPECT_EQ(g->name, "NVIDIA H200");
+  EXPECT_EQ(g->compute_cap, "9.0");
+  EXPECT_EQ(g->driver_version, "580.159.04");
+  EXPECT_DOUBLE_EQ(*g->sm_clock_mhz, 1755);
+  EXPECT_DOUBLE_EQ(*g->max_sm_clock_mhz, 1980);
+  EXPECT_DOUBLE_EQ(*g->power_w, 310.25);
+  EXPECT_EQ(g->clock_events, (std::vector<std::string>{"gpu_idle", "sw_power_cap"}));
+  EXPECT_NE(clocks_text(*g).find("1755 MHz SM"), std::string::npos);
+  EXPECT_NE(clocks_text(*g).find("sw_power_cap"), std::string::npos);
+}
+
+TEST(GpuInfoTest, UnsupportedFieldsBecomeAbsent) {
+  auto g = parse_smi_line("0, Tesla X, 7.0, 470.1, [N/A], [N/A], 1530, 877, 30, [N/A], [Not Supported]");
+  ASSERT_TRUE(g);
+  EXPECT_FALSE(g->sm_clock_mhz);
+  EXPECT_FALSE(g->power_w);
+  EXPECT_TRUE(g->clock_events.empty());
+  EXPECT_NE(clocks_text(*g).find("? MHz SM"), std::string::npos);
+}
+
+TEST(GpuInfoTest, RejectsShortOrGarbageLines) {
+  EXPECT_FALSE(parse_smi_line(""));
+  EXPECT_FALSE(parse_smi_line("No devices were found"));
+  EXPECT_FALSE(parse_smi_line("x, a, b, c, d, e, f, g, h, i, j"));
+}
+
+}  // namespace kgo::harness
