@@ -73,9 +73,10 @@ if want softmax; then
   cp "$W/benchmark.md" "$R/benchmark_bench.md" 2>/dev/null
   cp "$W/memory/v0.json" "$R/v0_after_bench.json" 2>/dev/null
   run baseline "$KGO" baseline --workspace "$W" --json
-  for f in baseline_report.md benchmark.md README.md roofline.json specs.json memory/v0.json; do
+  for f in baseline_report.md benchmark.md roofline.json specs.json memory/v0.json; do
     cp "$W/$f" "$R/$(basename "$f")" 2>/dev/null
   done
+  cp "$W/README.md" "$R/workspace_README.md"
   git -C "$W" log --format='%h %s' > "$R/git_log.txt"
   run iterate_verify "$KGO" iterate verify --workspace "$W"
   run memory_summary "$KGO" memory summary --workspace "$W"

@@ -31,6 +31,11 @@ void run_check(const CheckOptions& o, Context& ctx) {
   s.edge_shapes = !o.no_edge_shapes;
   s.progress = !ctx.json;
   double scale = target.device == "cpu" ? harness::k_cpu_timeout_scale : 1;
+  if (target.device == "cpu" && !ctx.json) {
+    std::cerr << "kgo check: " << (o.target.device == "auto" ? "no GPU found; " : "")
+              << "running on the CPU with the Triton interpreter (TRITON_INTERPRET=1), default timeouts x"
+              << harness::k_cpu_timeout_scale << "; large shapes take minutes (--shape 64x1000 is quick)\n";
+  }
   s.case_timeout_s = o.case_timeout.value_or(s.case_timeout_s * scale);
   s.total_timeout_s = o.timeout.value_or(s.total_timeout_s * scale);
   harness::CheckReport r = harness::run_check(target, s);

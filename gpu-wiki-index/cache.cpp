@@ -9,7 +9,10 @@
 #include <chrono>
 #include <cstdlib>
 #include <algorithm>
+#include <functional>
 #include <map>
+#include <unordered_map>
+#include <unordered_set>
 
 #include "core/files.hpp"
 #include "core/resources.hpp"
@@ -132,8 +135,12 @@ std::string serialize(const fs::path& root, const Cache& c) {
   return out;
 }
 
-// nullopt when the cache is absent, unreadable, for another root or another parser.
-std::optional<Cache> deserialize(const std::string& text, const fs::path& root, const std::string& pid) {
+using KeepProduct = std::function<bool(std::string_view)>;
+
+// nullopt when the cache is absent, unreadable, for another root or another parser. With
+// `keep`, only the facts of products it accepts are read (and no issues).
+std::optional<Cache> deserialize(const std::string& text, const fs::path& root, const std::string& pid,
+                                 const KeepProduct* keep = nullptr) {
   Cache c;
   CachedFile* cur = nullptr;
   std::string rel;
@@ -163,6 +170,7 @@ std::optional<Cache> deserialize(const std::string& text, const fs::path& root, 
     } else if (!cur) {
       return std::nullopt;
     } else if (f[0] == "f" && k == 11) {
+      if (keep && !(*keep)(f[1])) continue;
       Fact& x = cur->index.facts.emplace_back();
       x.product = unesc(f[1]);
       x.metric = unesc(f[2]);
@@ -180,6 +188,7 @@ std::optional<Cache> deserialize(const std::string& text, const fs::path& root, 
     } else if (f[0] == "a" && k == 3) {
       cur->index.aliases.emplace_back(unesc(f[1]), unesc(f[2]));
     } else if (f[0] == "i" && k == 4) {
+      if (keep) continue;
       cur->index.issues.push_back(WikiIssue{unesc(f[1]), rel, static_cast<int>(to_ll(f[2])), unesc(f[3])});
     } else {
       return std::nullopt;
@@ -187,6 +196,36 @@ std::optional<Cache> deserialize(const std::string& text, const fs::path& root, 
   }
   if (n < 2) return std::nullopt;
   return c;
+}
+
+// The products and aliases a cache declares, read without reading its facts.
+void declarations(const std::string& text, std::vector<std::pair<std::string, std::string>>& archs,
+                  std::vector<std::pair<std::string, std::string>>& aliases) {
+  std::array<std::string_view, 12> f;
+  for (size_t start = 0; start < text.size();) {
+    size_t nl = text.find('\n', start);
+    if (nl == std::string::npos) nl = text.size();
+    std::string_view line(text.data() + start, nl - start);
+    start = nl + 1;
+    if (line.size() < 2 || line[1] != '\t' || (line[0] != 'p' && line[0] != 'a')) continue;
+    if (fields(line, f) != 3) continue;
+    (line[0] == 'p' ? archs : aliases).emplace_back(unesc(f[1]), unesc(f[2]));
+  }
+}
+
+// True when every wiki file matches its cache entry by size and mtime, none is new or gone, and
+// none is recent enough to share the cache's mtime tick.
+bool cache_current(const Cache& c, const std::vector<WikiFile>& files) {
+  if (files.size() != c.files.size()) return false;
+  const std::int64_t racy_after = c.written_ns - 2'000'000'000LL;
+  for (const auto& f : files) {
+    auto it = c.files.find(f.rel);
+    if (it == c.files.end() || it->second.size != f.size || it->second.mtime_ns != f.mtime_ns ||
+        f.mtime_ns >= racy_after) {
+      return false;
+    }
+  }
+  return true;
 }
 
 }  // namespace
@@ -251,6 +290,34 @@ WikiIndex WikiIndex::load(const WikiLocation& wiki) {
   for (auto& [rel, f] : fresh.files) parsed.push_back(std::move(f.index));
   WikiIndex index = assemble_index(root, std::move(parsed));
   return index;
+}
+
+WikiIndex WikiIndex::load_product(const WikiLocation& wiki, const std::string& name) {
+  const fs::path& root = wiki.root;
+  fs::path path = index_cache_path(root);
+  std::optional<std::string> text = path.empty() ? std::nullopt : core::try_read_file(path);
+  if (!text) return load(wiki);
+  // Resolve the name against the declared products and aliases first, then read only the facts
+  // of that product (its own name or an alias of it; assemble_index maps aliases).
+  std::vector<std::pair<std::string, std::string>> archs, aliases;
+  declarations(*text, archs, aliases);
+  const std::string product = WikiIndex(root, {}, {}, aliases, archs).resolve_product(name);
+  std::unordered_set<std::string> wanted = {product_key(product)};
+  for (const auto& [alias, target] : aliases) {
+    if (target == product) wanted.insert(product_key(alias));
+  }
+  std::unordered_map<std::string, bool> seen;
+  KeepProduct keep = [&](std::string_view raw) {
+    auto it = seen.find(std::string(raw));
+    if (it == seen.end()) it = seen.emplace(std::string(raw), wanted.count(product_key(unesc(raw))) > 0).first;
+    return it->second;
+  };
+  std::optional<Cache> old = deserialize(*text, root, parser_id(), &keep);
+  if (!old || !cache_current(*old, list_wiki_files(root))) return load(wiki);
+  std::vector<FileIndex> parsed;
+  parsed.reserve(old->files.size());
+  for (auto& [rel, f] : old->files) parsed.push_back(std::move(f.index));
+  return assemble_index(root, std::move(parsed));
 }
 
 }  // namespace kgo::wiki

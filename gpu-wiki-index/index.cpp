@@ -24,10 +24,7 @@ namespace kgo::wiki {
 
 namespace fs = std::filesystem;
 
-namespace {
-
-// Comparison key of a product name: case, '-', '_' and repeated spaces do not matter.
-std::string name_key(const std::string& name) {
+std::string product_key(const std::string& name) {
   std::string out;
   for (char c : canonical_product_name(name)) {
     char d = (c == '-' || c == '_') ? ' ' : static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
@@ -37,6 +34,8 @@ std::string name_key(const std::string& name) {
   while (!out.empty() && out.back() == ' ') out.pop_back();
   return out;
 }
+
+namespace {
 
 std::string join(const std::vector<std::string>& v, const std::string& sep, const std::string& last) {
   std::string out;
@@ -121,15 +120,15 @@ WikiIndex assemble_index(const fs::path& root, std::vector<FileIndex> files) {
   std::vector<std::pair<std::string, std::string>> aliases;
   for (const auto& f : files) aliases.insert(aliases.end(), f.aliases.begin(), f.aliases.end());
   // A document scoped to a declared alias ("product: H100") speaks of the alias's product.
-  std::unordered_map<std::string, std::string> alias_target;  // name_key(alias) -> product
+  std::unordered_map<std::string, std::string> alias_target;  // product_key(alias) -> product
   for (const auto& [alias, target] : aliases) {
-    if (name_key(target) != name_key(alias)) alias_target.emplace(name_key(alias), target);
+    if (product_key(target) != product_key(alias)) alias_target.emplace(product_key(alias), target);
   }
   std::unordered_map<std::string, std::string> memo;
   auto canonical = [&](const std::string& product) -> const std::string& {
     auto [it, fresh] = memo.try_emplace(product, product);
     if (fresh && !alias_target.empty()) {
-      auto a = alias_target.find(name_key(product));
+      auto a = alias_target.find(product_key(product));
       if (a != alias_target.end()) it->second = a->second;
     }
     return it->second;
@@ -227,12 +226,12 @@ std::string WikiIndex::arch(const std::string& product) const {
 
 std::string WikiIndex::resolve_product(const std::string& name) const {
   const auto all = products();
-  const std::string want = name_key(name);
+  const std::string want = product_key(name);
   for (const auto& p : all) {
-    if (!want.empty() && name_key(p) == want) return p;
+    if (!want.empty() && product_key(p) == want) return p;
   }
   for (const auto& [alias, target] : m_aliases) {
-    if (want.empty() || name_key(alias) != want) continue;
+    if (want.empty() || product_key(alias) != want) continue;
     if (std::find(all.begin(), all.end(), target) != all.end()) return target;
     throw Error("platform '" + name + "' is an alias for '" + target + "' in " + (m_root / "README.md").string() +
                     ", but no document of that wiki describes '" + target +
@@ -241,7 +240,7 @@ std::string WikiIndex::resolve_product(const std::string& name) const {
   }
   std::vector<std::string> candidates;
   for (const auto& p : all) {
-    if (!want.empty() && name_key(p).rfind(want + " ", 0) == 0) candidates.push_back(p);
+    if (!want.empty() && product_key(p).rfind(want + " ", 0) == 0) candidates.push_back(p);
   }
   if (candidates.size() == 1) return candidates.front();
   if (candidates.size() > 1) {

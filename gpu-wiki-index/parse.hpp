@@ -50,6 +50,9 @@ std::vector<WikiFile> list_wiki_files(const std::filesystem::path& root);
 // product declarations, keeps file order.
 WikiIndex assemble_index(const std::filesystem::path& root, std::vector<FileIndex> files);
 
+// How product names compare: case, '-', '_', repeated spaces and a vendor prefix do not matter.
+std::string product_key(const std::string& name);
+
 // "NVIDIA H100 SXM" -> "H100 SXM"; "AMD Instinct MI300X" -> "MI300X".
 std::string canonical_product_name(std::string_view name);
 

@@ -49,6 +49,9 @@ struct Utilization {
   std::vector<SizeUtilization> sizes;
 };
 
+// The utilization of the size labelled `label` ("4096x4096"), or nullptr.
+const SizeUtilization* find_size(const Utilization& u, const std::string& label);
+
 struct BenchReport {
   Target target;
   BenchSettings settings;

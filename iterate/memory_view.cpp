@@ -1,6 +1,11 @@
 #include "iterate/memory_view.hpp"
 
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <cstdint>
+#include <cstring>
 #include <map>
 
 #include <fmt/format.h>
@@ -17,13 +22,38 @@ using nlohmann::json;
 namespace {
 
 // Rows are cached in .kgo/ keyed by each record's size and content hash, so a summary of 1,000
-// records re-parses only the records that changed (a full parse of them all costs more than the
-// 100 ms budget). Bump the format when row_facts changes.
-constexpr int k_cache_format = 1;
+// records re-parses only the records that changed (parsing them all costs more than the 100 ms
+// budget). A cached row is an array in kFacts order. Bump the format when the facts change.
+constexpr int k_cache_format = 2;
+const char* const kFacts[] = {"masked", "timestamp", "correctness", "gate", "latency_us", "tflops",
+                              "bandwidth_gbps", "tflops_pct", "bandwidth_pct", "action", "commit"};
+constexpr size_t kFactCount = sizeof kFacts / sizeof kFacts[0];
 
+std::optional<std::string> read_all(const fs::path& path) {
+  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return std::nullopt;
+  struct stat st {};
+  std::string out;
+  if (::fstat(fd, &st) == 0) out.reserve(static_cast<size_t>(st.st_size));
+  char buf[65536];
+  ssize_t n;
+  while ((n = ::read(fd, buf, sizeof buf)) > 0) out.append(buf, static_cast<size_t>(n));
+  ::close(fd);
+  if (n < 0) return std::nullopt;
+  return out;
+}
+
+// Not cryptographic: it only tells whether a record changed since its row was cached.
 std::string content_key(const std::string& text) {
-  std::uint64_t h = 1469598103934665603ULL;
-  for (unsigned char c : text) h = (h ^ c) * 1099511628211ULL;
+  std::uint64_t h = 0x9E3779B97F4A7C15ULL ^ text.size();
+  size_t i = 0;
+  for (; i + 8 <= text.size(); i += 8) {
+    std::uint64_t w;
+    std::memcpy(&w, text.data() + i, 8);
+    h = (h ^ w) * 0xFF51AFD7ED558CCDULL;
+    h ^= h >> 32;
+  }
+  for (; i < text.size(); ++i) h = (h ^ static_cast<unsigned char>(text[i])) * 1099511628211ULL;
   return fmt::format("{}:{:016x}", text.size(), h);
 }
 
@@ -32,38 +62,46 @@ json row_facts(const json& r) {
     const json* v = core::find_path(r, path);
     return v ? *v : json();
   };
-  return {{"masked", r.value("masked", false)}, {"timestamp", r.value("timestamp", "")},
-          {"correctness", at("correctness.status")}, {"gate", core::gate_result(r)},
-          {"latency_us", at("performance.latency_us")}, {"tflops", at("performance.tflops")},
-          {"bandwidth_gbps", at("performance.bandwidth_gbps")},
-          {"tflops_pct", at("performance.tflops_peak_utilization_pct")},
-          {"bandwidth_pct", at("performance.bandwidth_peak_utilization_pct")},
-          {"action", at("optimization.action_category")}, {"commit", at("git_commit")}};
+  return json::array({r.value("masked", false), r.value("timestamp", ""), at("correctness.status"),
+                      core::gate_result(r), at("performance.latency_us"), at("performance.tflops"),
+                      at("performance.bandwidth_gbps"), at("performance.tflops_peak_utilization_pct"),
+                      at("performance.bandwidth_peak_utilization_pct"), at("optimization.action_category"),
+                      at("git_commit")});
+}
+
+// The facts of one record as an object (kFacts keys).
+json facts_object(const json& row) {
+  json out = json::object();
+  for (size_t i = 0; i < kFactCount; ++i) out[kFacts[i]] = row[i];
+  return out;
 }
 
 std::optional<double> number(const json& facts, const char* key) {
   return facts[key].is_number() ? std::optional<double>(facts[key].get<double>()) : std::nullopt;
 }
 
-// Facts of every record by version, through the cache.
+// Facts of every record by version, through the cache: {"format", "rows": [[name, key, facts...]]}.
 std::vector<std::pair<int, json>> record_facts(const fs::path& ws) {
   fs::path cache_path = ws / ".kgo" / "memory-summary-cache.json";
-  json cache = json::parse(core::try_read_file(cache_path).value_or(""), nullptr, false);
-  if (!cache.is_object() || cache.value("format", 0) != k_cache_format || !cache["rows"].is_object()) {
-    cache = {{"format", k_cache_format}, {"rows", json::object()}};
+  json cache = json::parse(read_all(cache_path).value_or(""), nullptr, false);
+  std::map<std::string, const json*> cached;
+  if (cache.is_object() && cache.value("format", 0) == k_cache_format && cache["rows"].is_array()) {
+    for (const auto& row : cache["rows"]) {
+      if (row.is_array() && row.size() == kFactCount + 2 && row[0].is_string()) cached[row[0].get<std::string>()] = &row;
+    }
   }
-  json rows = json::object();
   bool dirty = false;
   std::vector<std::pair<int, json>> out;
+  std::vector<std::pair<std::string, std::string>> keys;  // name, content key
   for (int n : core::record_versions(ws)) {
     std::string name = core::version_name(n) + ".json";
-    auto text = core::try_read_file(ws / "memory" / name);
+    auto text = read_all(ws / "memory" / name);
     if (!text) continue;  // removed meanwhile
     std::string key = content_key(*text);
-    const json& cached = cache["rows"].contains(name) ? cache["rows"][name] : json();
+    auto hit = cached.find(name);
     json facts;
-    if (cached.is_object() && cached.value("key", "") == key) {
-      facts = cached["facts"];
+    if (hit != cached.end() && (*hit->second)[1] == key) {
+      facts = json(hit->second->begin() + 2, hit->second->end());
     } else {
       json rec = json::parse(*text, nullptr, false);
       if (!rec.is_object()) {
@@ -73,10 +111,16 @@ std::vector<std::pair<int, json>> record_facts(const fs::path& ws) {
       facts = row_facts(rec);
       dirty = true;
     }
-    rows[name] = {{"key", key}, {"facts", facts}};
+    keys.emplace_back(name, key);
     out.emplace_back(n, std::move(facts));
   }
-  if (dirty || rows.size() != cache["rows"].size()) {
+  if (dirty || keys.size() != cached.size()) {
+    json rows = json::array();
+    for (size_t i = 0; i < out.size(); ++i) {
+      json row = json::array({keys[i].first, keys[i].second});
+      row.insert(row.end(), out[i].second.begin(), out[i].second.end());
+      rows.push_back(std::move(row));
+    }
     try {
       fs::create_directories(cache_path.parent_path());
       core::write_file_atomic(cache_path, json{{"format", k_cache_format}, {"rows", rows}}.dump());
@@ -84,6 +128,7 @@ std::vector<std::pair<int, json>> record_facts(const fs::path& ws) {
       // A cache that cannot be written only costs time.
     }
   }
+  for (auto& [n, facts] : out) facts = facts_object(facts);
   return out;
 }
 

@@ -1,0 +1,201 @@
+// Rendering of `kgo bench` results: benchmark.md, its per-size table, the terminal text and --json.
+#include <fmt/format.h>
+
+#include "harness/bench.hpp"
+#include "harness/fields.hpp"
+
+namespace kgo::harness {
+
+using nlohmann::json;
+
+namespace {
+
+std::string us(const std::optional<double>& v) { return v ? fmt::format("{:.2f}", *v) : "-"; }
+std::string ratio(const std::optional<double>& v) { return v ? fmt::format("{:.2f}x", *v) : "-"; }
+std::string sig(const std::optional<double>& v, int digits = 3) {
+  return v ? fmt::format("{:.{}g}", *v, digits) : "-";
+}
+
+std::string clock_text(const json& c) {
+  if (!c.is_object() || c.empty()) return "not recorded";
+  std::string names;
+  for (const auto& n : jobj(c, "throttle_names")) names += (names.empty() ? "" : ", ") + n.get<std::string>();
+  return fmt::format("SM {} MHz (max {}), memory {} MHz, {} W, {} C, throttle reasons: {}", sig(jnum(c, "sm_mhz"), 5),
+                     sig(jnum(c, "sm_max_mhz"), 5), sig(jnum(c, "mem_mhz"), 5), sig(jnum(c, "power_w")),
+                     sig(jnum(c, "temp_c")), names.empty() ? "none" : names);
+}
+
+}  // namespace
+
+std::string render_sizes_table(const BenchReport& r) {
+  const json& res = r.result;
+  std::string md =
+      "| Size | Mode | Median (us) | IQR (us) | Mean (us) | Eager (us) | Compile (us) | vs eager | vs compile | "
+      "vs best | TB/s | TFLOP/s | % of BW peak | % of target | Target met |\n"
+      "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n";
+  for (const auto& s : jobj(res, "sizes")) {
+    std::string label = shape_label(s.value("shape", json::array()));
+    const SizeUtilization* u = find_size(r.utilization, label);
+    md += fmt::format("| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |\n", label,
+                      jstr(s, "mode", "-"), us(jnum(s, "median_us")), us(jnum(s, "iqr_us")), us(jnum(s, "mean_us")),
+                      us(jnum(s, "eager_us")), us(jnum(s, "compile_us")), ratio(jnum(s, "speedup_vs_eager")),
+                      ratio(jnum(s, "speedup_vs_compile")), ratio(jnum(s, "speedup_vs_best")),
+                      sig(jnum(s, "achieved_tbps")), sig(jnum(s, "achieved_tflops")),
+                      u ? sig(u->pct_of_bandwidth) : "-", u ? sig(u->pct_of_target) : "-",
+                      u ? (u->met ? "yes" : "no (" + u->governing + " floor)") : "-");
+  }
+  return md;
+}
+
+std::string render_benchmark_md(const BenchReport& r, const std::string& title) {
+  const json& res = r.result;
+  const json& env = jobj(res, "environment");
+  std::string md = "# Benchmark: " + title + "\n\n";
+  md += "| Item | Value |\n|---|---|\n";
+  md += fmt::format("| Kernel | {} (sha256 {}) |\n", r.target.kernel.filename().string(), r.kernel_sha256.substr(0, 16));
+  md += fmt::format("| Reference | {} |\n",
+                    r.target.reference ? r.target.reference->filename().string() : "the op table's torch reference");
+  md += fmt::format("| Contract / op | {} / {} |\n", jstr(res, "contract", r.target.contract),
+                    jstr(res, "op", r.target.op.value_or("-")));
+  md += fmt::format("| dtype | {} |\n", r.target.torch_dtype);
+  md += fmt::format("| Device | {} ({}) |\n", r.target.device, jstr(env, "gpu", "no GPU"));
+  md += fmt::format("| Software | driver {}, CUDA {}, torch {}, triton {} |\n", jstr(env, "driver", "-"),
+                    jstr(env, "cuda", "-"), jstr(env, "torch", "-"), jstr(env, "triton", "-"));
+  md += fmt::format("| Date | {} |\n", r.started_at);
+  md += fmt::format("| Verdict | {}: {} |\n", r.verdict, r.message);
+  std::string baselines = std::string(r.settings.eager ? "eager" : "") +
+                          (r.settings.eager && r.settings.compile ? " and " : "") +
+                          (r.settings.compile ? "torch.compile" : "");
+  if (r.target.device == "cuda") {
+    md += fmt::format(
+        "| Method | {} runs per size after warm-up; median and IQR; CUDA events with a device synchronize before "
+        "the end event; L2 {} outside the timed region; rotating input sets; CUDA-graph mode {} (see Mode); "
+        "PyTorch {} timed the same way |\n",
+        r.settings.runs, r.settings.flush_l2 ? "flushed" : "not flushed", r.settings.graph,
+        baselines.empty() ? "baselines not" : baselines);
+  } else {
+    md += fmt::format("| Method | {} runs per size with a host timer (Triton interpreter); PyTorch {} timed the same "
+                      "way |\n",
+                      r.settings.runs, baselines.empty() ? "baselines not" : baselines);
+  }
+  if (r.target.device == "cpu") {
+    md += "\n**CPU run (Triton interpreter): these times measure the interpreter, not a GPU kernel. "
+          "They are not recorded as performance.**\n";
+  }
+  md += "\n## Results per size\n\n" + render_sizes_table(r);
+  md += "\n## Aggregates\n\n";
+  md += fmt::format("- Final (the seed's figure: mean of the per-size means): {} us\n", us(jnum(res, "final_mean_us")));
+  md += fmt::format("- Mean of the per-size medians (recorded as latency_us): {} us\n", us(jnum(res, "final_median_us")));
+  md += fmt::format("- Geometric mean of per-size speedups: vs eager {}, vs torch.compile {}, vs the better of the two {}\n",
+                    ratio(jnum(res, "geomean_speedup_vs_eager")), ratio(jnum(res, "geomean_speedup_vs_compile")),
+                    ratio(jnum(res, "geomean_speedup_vs_best")));
+  md += "\n## Roofline\n\n";
+  const Utilization& u = r.utilization;
+  if (u.available) {
+    md += fmt::format("- Op {} ({}), target = {} x the time floor of each size\n", u.op, u.dtype, u.fraction);
+    md += fmt::format("- Bandwidth peak: {} ({})\n", u.bandwidth_cited, u.bandwidth_source);
+    md += fmt::format("- Compute peak ({}): {} ({})\n", u.compute_metric, u.compute_cited, u.compute_source);
+    for (const auto& s : u.sizes) {
+      md += fmt::format("- {}: {}-bound, governed by the {} floor; target {} us; achieved {}% of the target, {}% of "
+                        "the bandwidth peak, {}% of the compute peak\n",
+                        s.label, s.bound, s.governing, sig(s.target_time_s * 1e6), sig(s.pct_of_target),
+                        sig(s.pct_of_bandwidth), sig(s.pct_of_compute));
+    }
+  } else {
+    md += "Utilization not computed: " + u.why_not + "\n";
+  }
+  md += "\n## Run conditions\n\n";
+  const json& clocks = jobj(res, "clocks");
+  md += fmt::format("- Clock source: {}\n", jstr(clocks, "source", "none"));
+  md += "- Before: " + clock_text(clocks.value("before", json())) + "\n";
+  md += "- After: " + clock_text(clocks.value("after", json())) + "\n";
+  for (const auto& w : jobj(res, "warnings")) {
+    if (w.is_string()) md += "- Warning: " + w.get<std::string>() + "\n";
+  }
+  return md;
+}
+
+std::string render_bench_text(const BenchReport& r) {
+  std::string text = fmt::format("kgo bench: {} ({}, device {}, {} runs per size, graph {})\n",
+                                 r.target.kernel.filename().string(), r.target.torch_dtype, r.target.device,
+                                 r.settings.runs, r.settings.graph);
+  text += fmt::format("  {:<12} {:>6} {:>11} {:>9} {:>11} {:>11} {:>8} {:>8} {:>8} {:>8} {:>9}\n", "size", "mode",
+                      "median us", "IQR us", "eager us", "compile us", "vs eager", "vs comp", "TB/s", "TFLOP/s",
+                      "% target");
+  for (const auto& s : jobj(r.result, "sizes")) {
+    std::string label = shape_label(s.value("shape", json::array()));
+    const SizeUtilization* u = find_size(r.utilization, label);
+    text += fmt::format("  {:<12} {:>6} {:>11} {:>9} {:>11} {:>11} {:>8} {:>8} {:>8} {:>8} {:>9}\n", label,
+                        jstr(s, "mode", "-"), us(jnum(s, "median_us")), us(jnum(s, "iqr_us")), us(jnum(s, "eager_us")),
+                        us(jnum(s, "compile_us")), ratio(jnum(s, "speedup_vs_eager")),
+                        ratio(jnum(s, "speedup_vs_compile")), sig(jnum(s, "achieved_tbps")),
+                        sig(jnum(s, "achieved_tflops")), u ? sig(u->pct_of_target) + "%" : "-");
+  }
+  text += fmt::format("  final (mean of per-size means) {} us; mean of medians {} us; geomean speedup vs eager {}, "
+                      "vs compile {}, vs best {}\n",
+                      us(jnum(r.result, "final_mean_us")), us(jnum(r.result, "final_median_us")),
+                      ratio(jnum(r.result, "geomean_speedup_vs_eager")),
+                      ratio(jnum(r.result, "geomean_speedup_vs_compile")),
+                      ratio(jnum(r.result, "geomean_speedup_vs_best")));
+  if (!r.utilization.available) text += "  utilization: " + r.utilization.why_not + "\n";
+  text += fmt::format("verdict: {} — {}\n", r.verdict, r.message);
+  if (r.synthesized && !r.stderr_tail.empty()) text += "harness stderr (last lines):\n" + r.stderr_tail + "\n";
+  if (!r.report_path.empty()) text += "wrote " + r.report_path.string() + "\n";
+  if (r.recorded_version) {
+    text += fmt::format("recorded: memory/v{}.json performance (kernel sha256 {})\n", *r.recorded_version,
+                        r.kernel_sha256.substr(0, 12));
+  } else if (!r.record_note.empty()) {
+    text += r.record_note + "\n";
+  }
+  return text;
+}
+
+json to_json(const BenchReport& r) {
+  json util = {{"available", r.utilization.available}, {"why_not", r.utilization.why_not}};
+  if (r.utilization.available) {
+    json sizes = json::array();
+    for (const auto& s : r.utilization.sizes) {
+      sizes.push_back({{"shape", s.label},
+                       {"bound", s.bound},
+                       {"governing_floor", s.governing},
+                       {"target_time_us", s.target_time_s * 1e6},
+                       {"pct_of_bandwidth_peak", s.pct_of_bandwidth},
+                       {"pct_of_compute_peak", s.pct_of_compute},
+                       {"pct_of_target", s.pct_of_target},
+                       {"met", s.met}});
+    }
+    util.update({{"op", r.utilization.op},
+                 {"fraction", r.utilization.fraction},
+                 {"bandwidth", r.utilization.bandwidth_cited},
+                 {"compute", r.utilization.compute_cited},
+                 {"sizes", sizes}});
+  }
+  return {{"verdict", r.verdict},
+          {"message", r.message},
+          {"kernel", r.target.kernel.string()},
+          {"kernel_sha256", r.kernel_sha256},
+          {"device", r.target.device},
+          {"dtype", r.target.torch_dtype},
+          {"runs", r.settings.runs},
+          {"synthesized", r.synthesized},
+          {"seconds", r.seconds},
+          {"report", r.report_path.empty() ? json() : json(r.report_path.string())},
+          {"recorded", r.recorded_version ? json("v" + std::to_string(*r.recorded_version)) : json()},
+          {"record_note", r.record_note},
+          {"utilization", util},
+          {"harness", r.result}};
+}
+
+std::string bench_failure_explanation(const BenchReport& r) {
+  if (r.verdict == "FAIL") {
+    return "bench FAILED: " + r.message +
+           " (an output of a timed run did not match the reference, or work escaped the timed stream)";
+  }
+  if (r.verdict == "TIMEOUT_FAIL") {
+    return "bench TIMED OUT: " + r.message + "; use fewer --runs or --size, or raise --size-timeout / --timeout";
+  }
+  if (r.verdict == "CRASH") return "bench CRASHED: " + r.message + "; run kgo check to find the failing case";
+  return "";
+}
+
+}  // namespace kgo::harness
