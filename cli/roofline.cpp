@@ -27,11 +27,14 @@ void run_roofline_cmd(const RooflineCliOptions& o, Context& ctx) {
   roofline::RooflineRun r = roofline::run_roofline(workspace_dir(ctx), o.run);
   nlohmann::json j = {{"workspace", r.workspace.string()},
                       {"wrote", r.wrote},
+                      {"up_to_date", r.up_to_date},
                       {"written", r.wrote ? nlohmann::json{"README.md", "roofline.json"} : nlohmann::json::array()},
                       {"commit", r.commit ? nlohmann::json(*r.commit) : nlohmann::json(nullptr)},
                       {"roofline", r.document}};
   std::string text = roofline::render_text(r.analysis);
-  if (r.wrote) {
+  if (r.up_to_date) {
+    text += "README.md and roofline.json already hold this analysis: nothing written\n";
+  } else if (r.wrote) {
     text += "wrote " + (r.workspace / "README.md").string() +
             " (Roofline Analysis, Stop Conditions, ISA Optimization Targets) and " +
             (r.workspace / "roofline.json").string() + (r.commit ? "; commit " + r.commit->substr(0, 12) : "") + "\n";

@@ -58,7 +58,9 @@ void run_products(Context& ctx) {
 }
 
 void run_lookup(const LookupOptions& o, Context& ctx) {
-  Loaded w = load(ctx);
+  wiki::WikiLocation loc = wiki::locate_wiki(ctx.wiki);
+  wiki::canonical_metric_or_throw(o.metric);  // a bad metric fails before any wiki work
+  Loaded w{loc, wiki::WikiIndex::load_product(loc, o.platform)};
   wiki::LookupResult r = wiki::lookup(w.index, o.platform, o.metric, o.measured);
   nlohmann::json also = nlohmann::json::array();
   for (const auto& f : r.also_stated) also.push_back(wiki::citation(f));

@@ -4,11 +4,11 @@
 // is re-hashed (the "racily clean" case: edited within the same clock tick).
 #include <sys/stat.h>
 
+#include <algorithm>
 #include <array>
 #include <charconv>
 #include <chrono>
 #include <cstdlib>
-#include <algorithm>
 #include <functional>
 #include <map>
 #include <unordered_map>
@@ -301,7 +301,12 @@ WikiIndex WikiIndex::load_product(const WikiLocation& wiki, const std::string& n
   // of that product (its own name or an alias of it; assemble_index maps aliases).
   std::vector<std::pair<std::string, std::string>> archs, aliases;
   declarations(*text, archs, aliases);
-  const std::string product = WikiIndex(root, {}, {}, aliases, archs).resolve_product(name);
+  std::string product;
+  try {
+    product = WikiIndex(root, {}, {}, aliases, archs).resolve_product(name);
+  } catch (const std::exception&) {
+    return load(wiki);  // the cache may predate the product; the full load decides
+  }
   std::unordered_set<std::string> wanted = {product_key(product)};
   for (const auto& [alias, target] : aliases) {
     if (target == product) wanted.insert(product_key(alias));

@@ -12,7 +12,7 @@
 #include "core/workspace.hpp"
 #include "harness/client.hpp"
 #include "harness/fields.hpp"
-#include "harness/utilization.hpp"
+#include "harness/ops_steps.hpp"
 
 namespace kgo::harness {
 
@@ -69,59 +69,6 @@ std::vector<std::string> set_up_op(const fs::path& dir, const std::string& op, c
   }
   return created;
 }
-
-json& variant_state(json& state, const std::string& op, const std::string& v) {
-  json& ops = state["ops"];
-  if (!ops.contains(op)) ops[op] = {{"variants", json::object()}, {"torch", nullptr}};
-  json& vs = ops[op]["variants"];
-  if (!vs.contains(v)) vs[v] = {{"attempts", json::array()}, {"bench", nullptr}};
-  return vs[v];
-}
-
-std::string sizes_key(const std::vector<std::vector<long long>>& sizes, int runs) {
-  return shapes_text(sizes) + fmt::format(" x{}", runs);
-}
-
-std::optional<double> mean_of(const std::vector<std::optional<double>>& v) {
-  double sum = 0;
-  for (const auto& x : v) {
-    if (!x) return std::nullopt;
-    sum += *x;
-  }
-  return v.empty() ? std::nullopt : std::optional<double>(sum / v.size());
-}
-
-std::vector<std::optional<double>> per_size(const json& sizes_json, const std::vector<std::vector<long long>>& sizes,
-                                            const char* key) {
-  std::vector<std::optional<double>> out;
-  for (const auto& s : sizes) {
-    std::optional<double> v;
-    for (const auto& row : sizes_json) {
-      if (row.value("shape", json::array()) == json(s)) v = jnum(row, key);
-    }
-    out.push_back(v);
-  }
-  return out;
-}
-
-Target variant_target(const OpsOptions& o, const PythonInterpreter& py, const std::string& device,
-                      const std::string& op, const std::string& entry, const fs::path& file, const fs::path& ref) {
-  Target t;
-  t.kernel = file;
-  t.reference = ref;
-  t.contract = "op";
-  t.op = op;
-  t.entry = entry;
-  t.dtype = o.target.dtype.value_or("fp32");
-  t.torch_dtype = torch_dtype_name(t.dtype);
-  t.device = device;
-  t.args = parse_args(o.target.args);
-  for (const auto& s : o.target.shapes) t.shapes.push_back(core::parse_shape(s));
-  t.python = py;
-  return t;
-}
-
-void progress(const std::string& line) { std::cerr << "kgo ops: " << line << std::endl; }
 
 }  // namespace
 
@@ -236,7 +183,7 @@ OpsReport run_ops(const OpsOptions& o) {
         may_check = false;
       }
       if (may_check) {
-        progress(fmt::format("{}/{}: checking (attempt {})", out.op, v, attempts.size() + 1));
+        ops_progress(fmt::format("{}/{}: checking (attempt {})", out.op, v, attempts.size() + 1));
         CheckReport c = run_check(variant_target(o, py, device, out.op, out.entry, vo.file, ref), o.check);
         attempts.push_back({{"attempt", attempts.size() + 1},
                             {"at", core::utc_now_iso()},
@@ -270,60 +217,11 @@ OpsReport run_ops(const OpsOptions& o) {
       out.variants.push_back(vo);
     }
 
-    // Phase 3: benchmark (GPU only), reusing timings of unchanged kernels.
+    // Phase 3: benchmark (GPU only), reusing timings of unchanged kernels; Phase 4: the fastest.
     if (device != "cuda") {
       out.note = "not benchmarked: no GPU (device cpu); run kgo ops on a GPU machine to time the variants";
     } else {
-      std::string key = sizes_key(sizes, o.bench.runs);
-      json& torch_state = state["ops"][out.op]["torch"];
-      bool need_torch = !torch_state.is_object() || jstr(torch_state, "sizes_key") != key;
-      for (auto& vo : out.variants) {
-        if (vo.status != "PASS") continue;
-        json& vs = variant_state(state, out.op, vo.name);
-        std::string sha = core::sha256_file(vo.file);
-        const json& b = vs["bench"];
-        bool fresh = b.is_object() && jstr(b, "kernel_sha256") == sha && jstr(b, "sizes_key") == key;
-        if (!fresh || need_torch) {
-          progress(fmt::format("{}/{}: benchmarking {} size(s) x {} runs", out.op, vo.name, sizes.size(), o.bench.runs));
-          Target t = variant_target(o, py, device, out.op, out.entry, vo.file, ref);
-          t.shapes = sizes;
-          BenchSettings bs = o.bench;
-          bs.eager = need_torch && o.bench.eager;
-          bs.compile = need_torch && o.bench.compile;
-          BenchReport br = run_bench(t, bs, catalog_work(out.op, t.dtype, sizes));
-          if (!br.passed()) {
-            vo.status = "BENCH_FAIL";
-            vo.message = br.verdict + ": " + br.message;
-            vs["bench"] = nullptr;
-            continue;
-          }
-          json sizes_json = jobj(br.result, "sizes");
-          vs["bench"] = {{"kernel_sha256", sha}, {"sizes_key", key}, {"sizes", sizes_json}, {"at", core::utc_now_iso()}};
-          if (need_torch) {
-            torch_state = {{"sizes_key", key}, {"sizes", sizes_json}};
-            need_torch = false;
-          }
-          if (out.gpu.empty()) out.gpu = jstr(jobj(br.result, "environment"), "gpu");
-          save_state();
-        }
-        vo.median_us = per_size(jobj(vs["bench"], "sizes"), sizes, "median_us");
-        vo.final_us = mean_of(vo.median_us);
-      }
-      if (torch_state.is_object()) {
-        out.eager_us = per_size(jobj(torch_state, "sizes"), sizes, "eager_us");
-        out.compile_us = per_size(jobj(torch_state, "sizes"), sizes, "compile_us");
-        out.eager_final_us = mean_of(out.eager_us);
-        out.compile_final_us = mean_of(out.compile_us);
-      }
-      // Phase 4: the fastest correct variant.
-      std::optional<double> best_us;
-      for (const auto& vo : out.variants) {
-        if (vo.status == "PASS" && vo.final_us && (!best_us || *vo.final_us < *best_us)) {
-          best_us = vo.final_us;
-          out.best = vo.name;
-        }
-      }
-      if (!out.best) out.note = "no correct variant could be timed";
+      bench_op(out, state, o, py, ref, save_state);
     }
     out.log_path = o.dir / "logs" / (out.op + "_log.md");
     core::write_file_atomic(out.log_path, render_op_log(out, entry ? *entry : json::object(), o));

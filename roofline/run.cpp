@@ -54,6 +54,19 @@ const core::JsonSchema& roofline_schema() {
   return schema;
 }
 
+// True when `<ws>/roofline.json` holds `doc` apart from when and by which kgo it was generated.
+bool same_analysis(const fs::path& workspace, nlohmann::json doc) {
+  auto text = core::try_read_file(workspace / "roofline.json");
+  if (!text) return false;
+  nlohmann::json old = nlohmann::json::parse(*text, nullptr, false);
+  if (old.is_discarded() || !old.is_object()) return false;
+  for (const char* k : {"generated_at", "kgo_version"}) {
+    old.erase(k);
+    doc.erase(k);
+  }
+  return old == doc;
+}
+
 // Commits README.md and roofline.json when the workspace is a git repository and they changed.
 std::optional<std::string> commit_outputs(const fs::path& workspace, const Analysis& a) {
   std::error_code ec;
@@ -178,10 +191,14 @@ RooflineRun run_roofline(const fs::path& workspace, const RooflineOptions& o) {
 
   if (times.empty()) {
     core::LockedWorkspace lock(workspace);
-    std::string readme = core::try_read_file(workspace / "README.md").value_or("");
-    readme = core::replace_section(readme, "Roofline Analysis", roofline_section(a));
+    std::string old_readme = core::try_read_file(workspace / "README.md").value_or("");
+    std::string readme = core::replace_section(old_readme, "Roofline Analysis", roofline_section(a));
     readme = core::replace_section(readme, "Stop Conditions", stop_conditions_section(a));
     readme = core::replace_section(readme, "ISA Optimization Targets", isa_section(cfg.arch, a));
+    if (readme == old_readme && same_analysis(workspace, run.document)) {
+      run.up_to_date = true;  // a re-run with the same inputs: no rewrite, no timestamp-only commit
+      return run;
+    }
     roofline_schema().validate_or_throw(run.document, "roofline.json");
     core::write_file_atomic(workspace / "roofline.json", run.document.dump(2) + "\n");
     core::write_file_atomic(workspace / "README.md", readme);

@@ -34,6 +34,7 @@ struct RooflineRun {
   Analysis analysis;
   nlohmann::json document;   // roofline.json content
   bool wrote = false;        // README sections and roofline.json were written
+  bool up_to_date = false;   // nothing to write: they already hold this analysis
   std::optional<std::string> commit;  // the commit holding them (git workspaces, when they changed)
 };
 

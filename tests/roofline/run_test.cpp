@@ -89,6 +89,22 @@ TEST_F(RunTest, WritesItsSectionsAndKeepsUserEditsElsewhere) {
   EXPECT_EQ(again, core::replace_section(edited, "Stop Conditions", stop_conditions_section(r.analysis)));
 }
 
+TEST_F(RunTest, ReRunWithTheSameInputsWritesNothing) {
+  register_specs({"hbm_bandwidth", "fp32"});
+  RooflineRun first = run_roofline(ws(), softmax());
+  EXPECT_TRUE(first.wrote);
+  std::string readme = test::read(ws() / "README.md");
+  std::string doc = test::read(ws() / "roofline.json");
+  RooflineRun second = run_roofline(ws(), softmax());
+  EXPECT_FALSE(second.wrote);
+  EXPECT_TRUE(second.up_to_date);
+  EXPECT_EQ(test::read(ws() / "roofline.json"), doc);  // not even the timestamp moves
+  RooflineOptions other = softmax();
+  other.fraction = 0.8;
+  EXPECT_TRUE(run_roofline(ws(), other).wrote);
+  EXPECT_NE(test::read(ws() / "README.md"), readme);
+}
+
 TEST_F(RunTest, RefusalWithoutSpecsWritesNothing) {
   std::string before = test::read(ws() / "README.md");
   EXPECT_EQ(code_of(softmax()), ExitCode::missing_spec);
