@@ -2,6 +2,7 @@
 
 #include <iostream>
 
+#include "core/txn.hpp"
 #include "core/workspace.hpp"
 
 namespace kgo::cli {
@@ -15,6 +16,11 @@ void emit(const Context& ctx, const nlohmann::json& j, const std::string& text) 
   }
 }
 
-std::filesystem::path workspace_dir(const Context& ctx) { return core::find_workspace(ctx.workspace); }
+std::filesystem::path workspace_dir(const Context& ctx) {
+  std::filesystem::path ws = core::find_workspace(ctx.workspace);
+  // Any command finishes an operation that a crash interrupted before it reads the workspace.
+  core::recover_if_interrupted(ws);
+  return ws;
+}
 
 }  // namespace kgo::cli

@@ -301,6 +301,11 @@ WikiIndex WikiIndex::load_product(const WikiLocation& wiki, const std::string& n
   // of that product (its own name or an alias of it; assemble_index maps aliases).
   std::vector<std::pair<std::string, std::string>> archs, aliases;
   declarations(*text, archs, aliases);
+  for (auto& [product, arch] : archs) {  // a document scoped to an alias speaks of its target
+    for (const auto& [alias, target] : aliases) {
+      if (product_key(alias) == product_key(product)) product = target;
+    }
+  }
   std::string product;
   try {
     product = WikiIndex(root, {}, {}, aliases, archs).resolve_product(name);

@@ -227,8 +227,11 @@ std::string WikiIndex::arch(const std::string& product) const {
 std::string WikiIndex::resolve_product(const std::string& name) const {
   const auto all = products();
   const std::string want = product_key(name);
-  for (const auto& p : all) {
-    if (!want.empty() && product_key(p) == want) return p;
+  std::vector<std::string> keys;
+  keys.reserve(all.size());
+  for (const auto& p : all) keys.push_back(product_key(p));
+  for (size_t i = 0; i < all.size(); ++i) {
+    if (!want.empty() && keys[i] == want) return all[i];
   }
   for (const auto& [alias, target] : m_aliases) {
     if (want.empty() || product_key(alias) != want) continue;
@@ -239,8 +242,8 @@ std::string WikiIndex::resolve_product(const std::string& name) const {
                 ExitCode::unknown_platform);
   }
   std::vector<std::string> candidates;
-  for (const auto& p : all) {
-    if (!want.empty() && product_key(p).rfind(want + " ", 0) == 0) candidates.push_back(p);
+  for (size_t i = 0; i < all.size(); ++i) {
+    if (!want.empty() && keys[i].rfind(want + " ", 0) == 0) candidates.push_back(all[i]);
   }
   if (candidates.size() == 1) return candidates.front();
   if (candidates.size() > 1) {

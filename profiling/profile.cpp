@@ -362,12 +362,6 @@ ProfileResult run_profile(const fs::path& ws, const ProfileOptions& o) {
   r.files.push_back(rel("profile.json"));
   nlohmann::json ev = profile_evidence(r);
   r.record_note = update_record_field(ws, r.version, "profile_evidence", ev);
-  if (!r.record_note.empty() && r.verdict.bottleneck == "mixed" &&
-      r.record_note.find("record not updated") != std::string::npos) {
-    ev["bottleneck_type"] = "unknown";  // a schema without "mixed": keep the verdict in the text
-    std::string again = update_record_field(ws, r.version, "profile_evidence", ev);
-    if (again.empty()) r.record_note = "the record schema has no 'mixed': bottleneck_type written as unknown";
-  }
   r.total_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   return r;
 }

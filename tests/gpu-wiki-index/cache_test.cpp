@@ -5,6 +5,7 @@
 #include <chrono>
 #include <cstdlib>
 
+#include "core/error.hpp"
 #include "core/files.hpp"
 #include "gpu-wiki-index/index.hpp"
 #include "tests/test_util.hpp"
@@ -128,6 +129,28 @@ TEST_F(CacheTest, LoadEqualsBuild) {
     EXPECT_EQ(a.aliases(), b.aliases());
     EXPECT_EQ(a.resolve_product("H100"), "H100 SXM");
   }
+}
+
+TEST_F(CacheTest, LoadProductKeepsOneProductAndFallsBackWhenStale) {
+  write_old(wiki / "README.md", "# W\n## Product aliases\n| Alias | Product |\n|---|---|\n| H100 | H100 SXM |\n");
+  write_old(wiki / "docs/h200.md", "## NVIDIA H200 (sm_90, Hopper)\n- HBM bandwidth: 4.8 TB/s\n");
+  write_old(wiki / "measured/H100-2026-11-20.md",
+            "---\nproduct: H100\nkind: measured\n---\n- hbm_bandwidth: 3.0 TB/s (copy)\n");
+  WikiLocation loc{wiki.path(), false, "--wiki"};
+  EXPECT_EQ(load().facts().size(), 3u);  // writes the cache
+  for (int pass = 0; pass < 2; ++pass) {  // the first reads the fresh cache, the second again
+    WikiIndex one = WikiIndex::load_product(loc, "h100");
+    EXPECT_EQ(one.products(), (std::vector<std::string>{"H100 SXM", "H200"}));
+    EXPECT_EQ(one.arch("H200"), "Hopper");
+    ASSERT_EQ(one.facts().size(), 2u);  // the datasheet line and the alias-scoped measured one
+    EXPECT_TRUE(one.find("H200", "hbm_bandwidth").empty());
+    EXPECT_DOUBLE_EQ(one.find("H100 SXM", "hbm_bandwidth", true).at(0).value, 3.0);
+  }
+  write_old(wiki / "docs/h20.md", "## NVIDIA H20 (sm_90, Hopper)\n- HBM bandwidth: 4.0 TB/s\n");
+  EXPECT_DOUBLE_EQ(WikiIndex::load_product(loc, "H20").find("H20", "hbm_bandwidth").at(0).value, 4.0);
+  write_old(wiki / "docs/h200.md", "## NVIDIA H200 (sm_90, Hopper)\n- HBM bandwidth: 4.9 TB/s\n");
+  EXPECT_DOUBLE_EQ(WikiIndex::load_product(loc, "H200").find("H200", "hbm_bandwidth").at(0).value, 4.9);
+  EXPECT_THROW(WikiIndex::load_product(loc, "RTX9999").resolve_product("RTX9999"), Error);
 }
 
 TEST_F(CacheTest, UnwritableCacheStillLoads) {
