@@ -19,7 +19,9 @@ void emit(const Context& ctx, const nlohmann::json& j, const std::string& text) 
 std::filesystem::path workspace_dir(const Context& ctx) {
   std::filesystem::path ws = core::find_workspace(ctx.workspace);
   // Any command finishes an operation that a crash interrupted before it reads the workspace.
-  core::recover_if_interrupted(ws);
+  if (auto r = core::recover_if_interrupted(ws)) {
+    std::cerr << "kgo: finished an interrupted '" << r->op << "': " << r->result.outcome << "\n";
+  }
   return ws;
 }
 

@@ -19,7 +19,8 @@ struct Context {
 // Prints `j` (with --json) or `text` (otherwise) to stdout.
 void emit(const Context& ctx, const nlohmann::json& j, const std::string& text);
 
-// Resolved workspace directory for commands that need one (throws no_workspace).
+// Resolved workspace directory for commands that need one (throws no_workspace); first finishes
+// an operation a killed kgo left half done, noting it on stderr.
 std::filesystem::path workspace_dir(const Context& ctx);
 
 // Registers every command on `app`, in help order (cli/commands.cpp).

@@ -2,7 +2,6 @@
 #include <memory>
 
 #include "cli/commands.hpp"
-#include "cli/recovery.hpp"
 #include "core/error.hpp"
 #include "core/memory.hpp"
 #include "iterate/lifecycle.hpp"
@@ -34,7 +33,7 @@ void register_iterate(CLI::App& app, Context& ctx) {
   CLI::App* accept = leaf("accept", "Quality gate (PASS stamp of this exact kernel), then commit kernel, plan, record, README");
   accept->add_option("version", o->version, "v<N>")->required();
   accept->callback([o, &ctx] {
-    auto r = iterate::accept_iteration(recovered_workspace(ctx), core::parse_version(o->version));
+    auto r = iterate::accept_iteration(workspace_dir(ctx), core::parse_version(o->version));
     emit(ctx, {{"verb", "accept"}, {"version", core::version_name(r.version)}, {"commit", r.commit},
                {"record_commit", r.record_commit}, {"message", r.message}, {"kernel_sha256", r.kernel_sha256},
                {"files", r.files}},
@@ -51,7 +50,7 @@ void register_iterate(CLI::App& app, Context& ctx) {
   reject->callback([o, &ctx] {
     iterate::RejectRequest req = o->reject;
     if (!o->error_type.empty()) req.error_type = o->error_type;
-    auto r = iterate::reject_iteration(recovered_workspace(ctx), core::parse_version(o->version), req);
+    auto r = iterate::reject_iteration(workspace_dir(ctx), core::parse_version(o->version), req);
     std::string text = "Rejected " + core::version_name(r.version) + " in commit " + r.commit.substr(0, 12) + "\n  " +
                        r.message + "\n  kernel restored from " + r.restored_from.substr(0, 12) + "\n";
     if (r.rejected_kernel) text += "  the rejected kernel is kept at " + *r.rejected_kernel + "\n";
@@ -63,7 +62,7 @@ void register_iterate(CLI::App& app, Context& ctx) {
 
   CLI::App* verify = leaf("verify", "Check that every record parses and agrees with the commit it names");
   verify->callback([&ctx] {
-    auto r = iterate::verify_workspace(recovered_workspace(ctx));
+    auto r = iterate::verify_workspace(workspace_dir(ctx));
     std::string text = std::to_string(r.records) + " records checked: " +
                        (r.problems.empty() ? "records and commits agree\n" : std::to_string(r.problems.size()) + " problems\n");
     for (const auto& p : r.problems) text += "  - " + p + "\n";

@@ -2,7 +2,6 @@
 #include <memory>
 
 #include "cli/commands.hpp"
-#include "cli/recovery.hpp"
 #include "core/error.hpp"
 #include "core/memory.hpp"
 #include "iterate/lifecycle.hpp"
@@ -23,7 +22,7 @@ struct MemoryOptions {
 std::string value_text(const json& v) { return v.is_string() ? v.get<std::string>() : v.dump(2); }
 
 void run_read(const MemoryOptions& o, Context& ctx) {
-  auto ws = recovered_workspace(ctx);
+  auto ws = workspace_dir(ctx);
   std::vector<int> versions;
   if (!o.version.empty()) {
     versions.push_back(core::parse_version(o.version));
@@ -53,7 +52,7 @@ void run_read(const MemoryOptions& o, Context& ctx) {
 }
 
 void run_update(const MemoryOptions& o, Context& ctx) {
-  auto ws = recovered_workspace(ctx);
+  auto ws = workspace_dir(ctx);
   int n = core::parse_version(o.version);
   std::vector<core::FieldUpdate> sets;
   json paths = json::array();
@@ -71,7 +70,7 @@ void run_update(const MemoryOptions& o, Context& ctx) {
 }
 
 void run_append(const MemoryOptions& o, Context& ctx) {
-  auto ws = recovered_workspace(ctx);
+  auto ws = workspace_dir(ctx);
   int n = core::parse_version(o.version);
   json rec = core::append_to_record(ws, n, o.field, o.value);
   size_t length = core::find_path(rec, o.field)->size();
@@ -80,7 +79,7 @@ void run_append(const MemoryOptions& o, Context& ctx) {
 }
 
 void run_mask(const MemoryOptions& o, Context& ctx, bool masked) {
-  auto ws = recovered_workspace(ctx);
+  auto ws = workspace_dir(ctx);
   std::vector<int> versions;
   for (const auto& v : o.versions) versions.push_back(core::parse_version(v));
   auto r = iterate::set_masked(ws, versions, masked);
@@ -94,7 +93,7 @@ void run_mask(const MemoryOptions& o, Context& ctx, bool masked) {
 }
 
 void run_diff(const MemoryOptions& o, Context& ctx) {
-  auto ws = recovered_workspace(ctx);
+  auto ws = workspace_dir(ctx);
   int a = core::parse_version(o.version), b = core::parse_version(o.other);
   auto d = iterate::diff_records(core::read_record(ws, a, o.include_masked), core::read_record(ws, b, o.include_masked));
   json changes = json::array();
@@ -122,7 +121,7 @@ void register_memory(CLI::App& app, Context& ctx) {
   CLI::App* create = leaf("create", "Create record vN (default: the next number) with defaults");
   create->add_option("version", o->version, "v<N> (default: latest + 1)");
   create->callback([o, &ctx] {
-    auto ws = recovered_workspace(ctx);
+    auto ws = workspace_dir(ctx);
     int n = core::create_record(ws, o->version.empty() ? std::nullopt : std::optional<int>(core::parse_version(o->version)));
     std::string path = core::record_path(ws, n).string();
     emit(ctx, {{"verb", "create"}, {"version", core::version_name(n)}, {"path", path}},
@@ -155,7 +154,7 @@ void register_memory(CLI::App& app, Context& ctx) {
 
   CLI::App* list = leaf("list", "List every record (masked ones marked) with its time and gate");
   list->callback([o, &ctx] {
-    auto s = iterate::summarize(recovered_workspace(ctx), true);
+    auto s = iterate::summarize(workspace_dir(ctx), true);
     json rows = json::array();
     for (const auto& r : s.rows) {
       rows.push_back({{"version", r.version}, {"masked", r.masked}, {"timestamp", r.timestamp}, {"gate", r.gate},
@@ -167,7 +166,7 @@ void register_memory(CLI::App& app, Context& ctx) {
   CLI::App* summary = leaf("summary", "Table of the unmasked records: gate, latency, TFLOP/s, GB/s, action, commit");
   masked_flag(summary, "Include masked records, marked [masked]");
   summary->callback([o, &ctx] {
-    auto s = iterate::summarize(recovered_workspace(ctx), o->include_masked);
+    auto s = iterate::summarize(workspace_dir(ctx), o->include_masked);
     json j = iterate::to_json(s);
     j["verb"] = "summary";
     emit(ctx, j, iterate::render_summary(s));
@@ -176,7 +175,7 @@ void register_memory(CLI::App& app, Context& ctx) {
   CLI::App* latest = leaf("latest", "The highest-numbered unmasked record");
   masked_flag(latest, "Consider masked records too");
   latest->callback([o, &ctx] {
-    auto n = iterate::latest_record(recovered_workspace(ctx), o->include_masked);
+    auto n = iterate::latest_record(workspace_dir(ctx), o->include_masked);
     if (!n) throw Error("no unmasked record; `kgo memory create` makes v0", ExitCode::record_error);
     emit(ctx, {{"verb", "latest"}, {"version", core::version_name(*n)}}, core::version_name(*n) + "\n");
   });

@@ -2,7 +2,6 @@
 #include <memory>
 
 #include "cli/commands.hpp"
-#include "cli/recovery.hpp"
 #include "core/error.hpp"
 #include "core/memory.hpp"
 #include "iterate/plan.hpp"
@@ -32,7 +31,7 @@ void register_plan(CLI::App& app, Context& ctx) {
   add->add_flag("--force", o->force, "Overwrite an existing plan");
   add->add_option("--workspace", ctx.workspace, "Workspace directory (default: the one holding the cwd)");
   add->callback([o, &ctx] {
-    auto r = iterate::new_plan(recovered_workspace(ctx), version_of(*o), o->force);
+    auto r = iterate::new_plan(workspace_dir(ctx), version_of(*o), o->force);
     emit(ctx, {{"verb", "new"}, {"version", core::version_name(r.version)}, {"path", r.path.string()}},
          "Wrote " + r.path.string() + "\nFill every section, then `kgo plan check v" + std::to_string(r.version) + "`.\n");
   });
@@ -41,7 +40,7 @@ void register_plan(CLI::App& app, Context& ctx) {
   check->add_option("version", o->version, "v<N> (default: the highest-numbered plan)");
   check->add_option("--workspace", ctx.workspace, "Workspace directory (default: the one holding the cwd)");
   check->callback([o, &ctx] {
-    auto r = iterate::check_plan(recovered_workspace(ctx), version_of(*o));
+    auto r = iterate::check_plan(workspace_dir(ctx), version_of(*o));
     std::string text = iterate::plan_relpath(r.version) + ": ";
     if (r.ok()) {
       text += "OK (one action: " + r.action_category + ")\n";

@@ -2,7 +2,6 @@
 #include <memory>
 
 #include "cli/commands.hpp"
-#include "cli/recovery.hpp"
 #include "core/memory.hpp"
 #include "iterate/restart.hpp"
 
@@ -31,7 +30,7 @@ void register_restart(CLI::App& app, Context& ctx) {
   sub->add_option("--reason", o->reason, "Why the optimization is restarting");
   sub->add_option("--workspace", ctx.workspace, "Workspace directory (default: the one holding the cwd)");
   sub->callback([o, &ctx] {
-    auto r = iterate::partial_restart(recovered_workspace(ctx), o->seed, o->reason);
+    auto r = iterate::partial_restart(workspace_dir(ctx), o->seed, o->reason);
     nlohmann::json j = {{"seed", r.seed},
                         {"masked", names(r.masked)},
                         {"kept", names(r.kept)},
