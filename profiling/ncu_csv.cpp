@@ -138,7 +138,11 @@ void parse_details(const std::vector<std::vector<std::string>>& rows, size_t hea
     if (!label.empty()) {
       MetricValue v = make_value(cell(row, c.value), cell(row, c.unit));
       l.metrics[section + "/" + label] = v;
-      if (auto raw = raw_name_for_label(label)) l.metrics.emplace(*raw, v);
+      if (auto raw = raw_name_for_label(label)) {
+        l.metrics.emplace(*raw, v);
+      } else if (label.find("__") != std::string::npos && label.find(' ') == std::string::npos) {
+        l.metrics.emplace(label, v);  // `--metrics` rows are labelled with the raw name itself
+      }
     } else if (!cell(row, c.rule_name).empty()) {
       l.rules.push_back({section, cell(row, c.rule_name), cell(row, c.rule_type),
                          cell(row, c.rule_desc)});

@@ -97,6 +97,29 @@ TEST(NcuCsvTest, DetailsPageFromH200) {
   EXPECT_NE(l.rules[0].description.find("greater than 80.0%"), std::string::npos);
 }
 
+// kgo's own ncu output from the H200 (committed evidence, so this runs in every clone): the
+// harness's stdout lines and ==PROF== lines precede the table; rows are named by raw metric.
+TEST(NcuCsvTest, KgoHarnessRunOnH200) {
+  auto text = core::try_read_file(std::filesystem::path(KGO_SOURCE_DIR) /
+                                  "bench/results/harness-h200-2026-11-20/ncu.csv");
+  ASSERT_TRUE(text) << "committed evidence bench/results/harness-h200-2026-11-20/ncu.csv is missing";
+  NcuReport r = parse_ncu_csv(*text);
+  EXPECT_EQ(r.page, "details");  // `--metrics` without `--page raw`: section "Command line profiler metrics"
+  ASSERT_EQ(r.launches.size(), 8u);
+  ASSERT_TRUE(r.launches[0].number("gpu__time_duration.sum"));
+  ASSERT_TRUE(r.launches[2].number("gpu__time_duration.sum"));
+  EXPECT_EQ(r.launches[0].kernel, "_add_stream");
+  EXPECT_EQ(r.launches[0].grid, "(64, 1, 1)");
+  EXPECT_DOUBLE_EQ(*r.launches[0].number("gpu__time_duration.sum"), 2784);
+  EXPECT_EQ(r.launches[2].kernel, "_softmax_persistent");
+  EXPECT_DOUBLE_EQ(*r.launches[2].number("gpu__time_duration.sum"), 128960);
+  EXPECT_EQ(r.launches[7].kernel, "_layer_norm_persistent");
+  EXPECT_EQ(r.launches[7].cc, "9.0");
+  bool saw_prof = false;
+  for (const auto& m : r.messages) saw_prof |= m.rfind("==PROF== Connected to process 1420", 0) == 0;
+  EXPECT_TRUE(saw_prof);
+}
+
 TEST(NcuCsvTest, OddInputGivesNoTableButKeepsMessages) {
   NcuReport r = parse_ncu_csv("==PROF== Connected\n==ERROR== ERR_NVGPUCTRPERM - The user does not have permission\nhello\n");
   EXPECT_EQ(r.page, "");
