@@ -1,5 +1,7 @@
 #include "core/git.hpp"
 
+#include <git2/sys/odb_backend.h>
+
 #include <mutex>
 
 #include "core/error.hpp"
@@ -217,6 +219,43 @@ std::vector<std::string> GitRepo::changed_paths() const {
     }
   }
   return out;
+}
+
+}  // namespace kgo::core
+
+namespace kgo::core {
+
+void GitRepo::hold_objects_in_memory() {
+  if (m_mempack) return;
+  git_odb* raw = nullptr;
+  git_check(git_repository_odb(&raw, m_repo.get()), "opening object database");
+  std::unique_ptr<git_odb, GitFree<git_odb_free>> odb(raw);
+  git_odb_backend* backend = nullptr;
+  git_check(git_mempack_new(&backend), "making in-memory object store");
+  // Highest priority, so writes land here; the odb owns the backend from now on.
+  if (int rc = git_odb_add_backend(odb.get(), backend, 1000); rc < 0) {
+    backend->free(backend);
+    git_check(rc, "adding in-memory object store");
+  }
+  m_mempack = backend;
+}
+
+void GitRepo::write_held_objects() {
+  if (!m_mempack) return;
+  git_buf pack = GIT_BUF_INIT;
+  git_check(git_mempack_dump(&pack, m_repo.get(), m_mempack), "packing new objects");
+  std::unique_ptr<git_buf, GitFree<git_buf_dispose>> pack_holder(&pack);
+  git_odb* raw = nullptr;
+  git_check(git_repository_odb(&raw, m_repo.get()), "opening object database");
+  std::unique_ptr<git_odb, GitFree<git_odb_free>> odb(raw);
+  git_odb_writepack* writer = nullptr;
+  git_check(git_odb_write_pack(&writer, odb.get(), nullptr, nullptr), "writing packfile");
+  std::unique_ptr<git_odb_writepack, void (*)(git_odb_writepack*)> w(
+      writer, [](git_odb_writepack* p) { p->free(p); });
+  git_indexer_progress stats{};
+  git_check(writer->append(writer, pack.ptr, pack.size, &stats), "writing packfile");
+  git_check(writer->commit(writer, &stats), "indexing packfile");
+  git_check(git_mempack_reset(m_mempack), "clearing in-memory object store");
 }
 
 }  // namespace kgo::core

@@ -2,6 +2,7 @@
 // RAII wrappers over libgit2 and the few repository operations kgo needs.
 // Every failure throws Error(ExitCode::git_error) naming the operation and libgit2's message.
 #include <git2.h>
+#include <git2/sys/mempack.h>
 
 #include <filesystem>
 #include <memory>
@@ -73,12 +74,20 @@ class GitRepo {
   // Work-tree-relative paths that differ from HEAD (modified, new, deleted), not ignored.
   std::vector<std::string> changed_paths() const;
 
+  // From here on, new objects are held in memory until write_held_objects() stores them all as
+  // one packfile: two files instead of one per object (kgo init's first commit). Objects still
+  // held when the GitRepo dies are lost, so callers write them before anything refers to them
+  // from outside the process.
+  void hold_objects_in_memory();
+  void write_held_objects();
+
  private:
   GitRepo(GitRepoPtr repo, std::filesystem::path dir) : m_repo(std::move(repo)), m_dir(std::move(dir)) {}
   GitCommitPtr lookup_commit(const std::string& rev) const;
 
   GitRepoPtr m_repo;
   std::filesystem::path m_dir;
+  git_odb_backend* m_mempack = nullptr;  // owned by the repository's object database
 };
 
 }  // namespace kgo::core

@@ -156,9 +156,11 @@ InitResult init_workspace(const InitRequest& req, const ResolvedPlatform& platfo
         {"created_at", cfg.created_at}};
     write_file(tmp / "README.md", render_template(template_text, vars));
     GitRepo repo = GitRepo::init(tmp);
+    repo.hold_objects_in_memory();
     repo.add_all();
     result.commit = repo.commit("init: kgo workspace " + cfg.name + " (" + cfg.platform + ", " +
                                 cfg.framework + ")");
+    repo.write_held_objects();
     ::chmod(tmp.c_str(), 0755);
     if (exists) {
       std::string stamp = cfg.created_at.substr(0, 19);

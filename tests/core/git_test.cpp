@@ -29,6 +29,41 @@ TEST(GitTest, InitAddCommitReadableByGitCli) {
   EXPECT_EQ(fsck.exit_code, 0) << fsck.err;
 }
 
+TEST(GitTest, HeldObjectsAreWrittenAsOnePack) {
+  test::TempDir dir;
+  std::string c1;
+  {
+    GitRepo repo = GitRepo::init(dir.path());
+    repo.hold_objects_in_memory();
+    test::write(dir / "a.txt", "one\n");
+    test::write(dir / "sub" / "b.txt", "two\n");
+    repo.add_all();
+    c1 = repo.commit("first");
+    // Before the write the objects exist only in memory: the git CLI cannot see the commit.
+    EXPECT_NE(run_process({"git", "-C", dir.path().string(), "cat-file", "-e", c1}).exit_code, 0);
+    repo.write_held_objects();
+    EXPECT_EQ(*repo.read_at(c1, "sub/b.txt"), "two\n");
+    // Later objects are held again until the next write; write it too.
+    test::write(dir / "a.txt", "three\n");
+    repo.add_all();
+    repo.commit("second");
+    repo.write_held_objects();
+  }
+  size_t loose = 0, packs = 0;
+  for (const auto& e : std::filesystem::recursive_directory_iterator(dir / ".git" / "objects")) {
+    if (!e.is_regular_file()) continue;
+    if (e.path().extension() == ".pack") ++packs;
+    else if (e.path().extension() != ".idx") ++loose;
+  }
+  EXPECT_EQ(loose, 0u);
+  EXPECT_EQ(packs, 2u);
+  auto log = run_process({"git", "-C", dir.path().string(), "log", "--format=%s"});
+  EXPECT_EQ(log.out, "second\nfirst\n");
+  auto fsck = run_process({"git", "-C", dir.path().string(), "fsck", "--strict", "--full"});
+  EXPECT_EQ(fsck.exit_code, 0) << fsck.err;
+  EXPECT_EQ(run_process({"git", "-C", dir.path().string(), "status", "--porcelain"}).out, "");
+}
+
 TEST(GitTest, ReadAtAndRestore) {
   test::TempDir dir;
   GitRepo repo = GitRepo::init(dir.path());
