@@ -169,23 +169,25 @@ def step_examples(out, args):
 
 
 def step_repeat(out, args):
-    """Two benches of each v4 at 4096^2 in a row: with the default 10 runs, and with 50."""
+    """Three benches of each v4 at 4096^2 in a row: with the defaults (at least 10 runs, more until the
+    median's 95% interval is within +-0.5%), and with exactly 10 runs (precision 0)."""
     log = open(out / "serve-repeat.log", "w")
     serve = Serve(log)
     results = {}
     try:
-        for runs in (10, 50):
+        for label, opts in (("default", {}), ("runs=10 fixed", {"runs": 10, "precision_pct": 0})):
             for op in OPS:
-                meds = []
-                for _ in range(2):
+                meds, runs, cis = [], [], []
+                for _ in range(3):
                     r = serve(command="bench", **kreq(op, "v4_optimized", shapes=[BIG],
-                                                       bench={"baselines": [], "runs": runs}))
-                    meds.append(r["sizes"][0]["median_us"])
-                key = f"{op}/runs={runs}"
-                results[key] = {"medians_us": meds, "diff_pct": abs(meds[0] - meds[1]) / min(meds) * 100,
-                                "runs": runs}
-                print(f"repeat {key}: {meds[0]:.2f} vs {meds[1]:.2f} us ({results[key]['diff_pct']:.2f}%)",
-                      flush=True)
+                                                       bench={"baselines": [], **opts}))
+                    size = r["sizes"][0]
+                    meds.append(size["median_us"]), runs.append(size["runs"]), cis.append(size.get("median_ci_pct"))
+                key = f"{op}/{label}"
+                results[key] = {"medians_us": meds, "diff_pct": (max(meds) - min(meds)) / min(meds) * 100,
+                                "runs": runs, "median_ci_pct": cis}
+                print(f"repeat {key}: {', '.join(f'{m:.2f}' for m in meds)} us, runs {runs}, "
+                      f"max diff {results[key]['diff_pct']:.2f}%", flush=True)
     finally:
         serve.close()
     save(out, "repeat", results)
@@ -432,10 +434,13 @@ def step_report(out, args):
         lines.append("")
     rep = data.get("repeat", {})
     if rep:
-        lines += ["## Repeatability (two benches in a row, 4096x4096, v4; median of 10 runs = default, and of 50)",
-                  "", "| op / runs | run 1 us | run 2 us | diff % |", "|---|---|---|---|"]
+        lines += ["## Repeatability (three benches in a row, 4096x4096, v4; defaults, and exactly 10 runs)",
+                  "", "| op / settings | medians us | runs taken | median 95% CI +-% | max diff % |",
+                  "|---|---|---|---|---|"]
         for op, r in rep.items():
-            lines.append(f"| {op} | {fmt(r['medians_us'][0])} | {fmt(r['medians_us'][1])} | {fmt(r['diff_pct'])} |")
+            lines.append(f"| {op} | {', '.join(fmt(m) for m in r['medians_us'])} | "
+                         f"{', '.join(str(n) for n in r['runs'])} | "
+                         f"{', '.join(fmt(c) for c in r['median_ci_pct'])} | {fmt(r['diff_pct'])} |")
         lines.append("")
     ncu = parse_ncu(out / "ncu.csv")
     tim = data.get("timing", [])

@@ -4,6 +4,7 @@
 #include <memory>
 
 #include "cli/commands.hpp"
+#include "cli/timing_options.hpp"
 #include "core/error.hpp"
 #include "harness/baseline.hpp"
 
@@ -19,7 +20,8 @@ struct BaselineCliOptions {
 
 void run_baseline(const BaselineCliOptions& o, Context& ctx) {
   harness::BaselineOptions opts = o.opts;
-  if (opts.check.trials < 1 || opts.bench.runs < 1) throw Error("--trials and --runs must be at least 1", ExitCode::usage);
+  if (opts.check.trials < 1) throw Error("--trials must be at least 1", ExitCode::usage);
+  harness::check_bench_settings(opts.bench);
   if (o.case_timeout.value_or(1) <= 0 || o.timeout.value_or(1) <= 0) {
     throw Error("--case-timeout and --timeout must be positive numbers of seconds", ExitCode::usage);
   }
@@ -46,7 +48,7 @@ void register_baseline(CLI::App& app, Context& ctx) {
   sub->add_option("--shape", o->opts.target.shapes, "Check shape (repeatable; default: the workspace's)");
   sub->add_option("--size", o->opts.sizes, "Bench size (repeatable; default: 256x256 1024x1024 4096x4096)");
   sub->add_option("--trials", o->opts.check.trials, "Check trials per shape")->capture_default_str();
-  sub->add_option("--runs", o->opts.bench.runs, "Timed runs per size")->capture_default_str();
+  add_timing_options(sub, o->opts.bench);
   sub->add_option("--graph", o->opts.bench.graph, "CUDA-graph mode: auto, on, off")->capture_default_str();
   sub->add_flag("--no-compile", o->no_compile, "Do not time torch.compile of the reference");
   sub->add_option("--device", o->opts.target.device, "cuda, cpu (correctness-only baseline) or auto")->capture_default_str();

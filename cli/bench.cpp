@@ -4,6 +4,7 @@
 #include <memory>
 
 #include "cli/commands.hpp"
+#include "cli/timing_options.hpp"
 #include "core/error.hpp"
 #include "core/files.hpp"
 #include "core/txn.hpp"
@@ -21,7 +22,7 @@ struct BenchOptions {
 };
 
 void run_bench(const BenchOptions& o, Context& ctx) {
-  if (o.settings.runs < 1) throw Error("--runs must be at least 1", ExitCode::usage);
+  harness::check_bench_settings(o.settings);
   if (o.settings.graph != "auto" && o.settings.graph != "on" && o.settings.graph != "off") {
     throw Error("--graph must be auto, on or off", ExitCode::usage);
   }
@@ -71,7 +72,7 @@ void register_bench(CLI::App& app, Context& ctx) {
   auto o = std::make_shared<BenchOptions>();
   CLI::App* sub = app.add_subcommand("bench", "Time the kernel vs PyTorch eager and torch.compile; write benchmark.md");
   sub->add_option("--size", o->target.shapes, "Size to time, e.g. 4096x4096 (repeatable; default: 256x256 1024x1024 4096x4096)");
-  sub->add_option("--runs", o->settings.runs, "Timed runs per size")->capture_default_str();
+  add_timing_options(sub, o->settings);
   sub->add_option("--graph", o->settings.graph, "CUDA-graph mode: auto (launch-bound sizes), on, off")->capture_default_str();
   sub->add_flag("--no-compile", o->no_compile, "Do not time torch.compile of the reference");
   sub->add_flag("--no-eager", o->no_eager, "Do not time PyTorch eager");

@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "cli/commands.hpp"
+#include "cli/timing_options.hpp"
 #include "core/error.hpp"
 #include "harness/ops.hpp"
 
@@ -40,9 +41,10 @@ void run_ops(const OpsCliOptions& o, Context& ctx) {
   if (opts.retry && !opts.ops.empty()) {
     throw Error("give either op names or --retry <op>/<variant>, not both", ExitCode::usage);
   }
-  if (o.case_timeout.value_or(1) <= 0 || o.timeout.value_or(1) <= 0 || opts.check.trials < 1 || opts.bench.runs < 1) {
-    throw Error("--case-timeout, --timeout, --trials and --runs must be positive", ExitCode::usage);
+  if (o.case_timeout.value_or(1) <= 0 || o.timeout.value_or(1) <= 0 || opts.check.trials < 1) {
+    throw Error("--case-timeout, --timeout and --trials must be positive", ExitCode::usage);
   }
+  harness::check_bench_settings(opts.bench);
   std::error_code ec;
   std::filesystem::create_directories(o.dir, ec);
   opts.dir = std::filesystem::weakly_canonical(std::filesystem::absolute(o.dir));
@@ -84,7 +86,7 @@ void register_ops(CLI::App& app, Context& ctx) {
   sub->add_option("--dtype", o->opts.target.dtype, "Data type (default fp32)");
   sub->add_option("--arg", o->opts.target.args, "Extra argument name=value (repeatable)");
   sub->add_option("--trials", o->opts.check.trials, "Check trials per shape")->capture_default_str();
-  sub->add_option("--runs", o->opts.bench.runs, "Timed runs per size")->capture_default_str();
+  add_timing_options(sub, o->opts.bench);
   sub->add_flag("--no-compile", o->no_compile, "Do not time torch.compile");
   sub->add_flag("--no-edge-shapes", o->no_edge_shapes, "Do not add the edge shapes to the checks");
   sub->add_option("--case-timeout", o->case_timeout, "Check seconds per case (default 30; x10 on --device cpu)");

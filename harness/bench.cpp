@@ -57,6 +57,14 @@ std::string shape_label(const json& shape) {
   return s;
 }
 
+void check_bench_settings(const BenchSettings& s) {
+  if (s.runs < 1) throw Error("--runs must be at least 1", ExitCode::usage);
+  if (!(s.precision_pct >= 0)) throw Error("--precision must be a percentage >= 0 (0: exactly --runs)", ExitCode::usage);
+  if (s.max_runs < s.runs) {
+    throw Error(fmt::format("--max-runs ({}) must be at least --runs ({})", s.max_runs, s.runs), ExitCode::usage);
+  }
+}
+
 BenchReport run_bench(const Target& target, const BenchSettings& settings, const json& work) {
   BenchReport r;
   r.target = target;
@@ -68,7 +76,9 @@ BenchReport run_bench(const Target& target, const BenchSettings& settings, const
   req["case_timeout_s"] = settings.size_timeout_s;
   req["total_timeout_s"] = settings.total_timeout_s;
   if (work.is_array() && !work.empty()) req["work"] = work;
-  json bench = {{"runs", settings.runs}, {"graph", settings.graph}, {"flush_l2", settings.flush_l2}};
+  json bench = {{"runs", settings.runs},         {"precision_pct", settings.precision_pct},
+                {"max_runs", settings.max_runs}, {"graph", settings.graph},
+                {"flush_l2", settings.flush_l2}};
   json baselines = json::array();
   if (settings.eager) baselines.push_back("eager");
   if (settings.compile) baselines.push_back("compile");

@@ -17,7 +17,9 @@ namespace kgo::harness {
 std::vector<std::vector<long long>> seed_sizes();
 
 struct BenchSettings {
-  int runs = 10;                    // the seed's 10 runs per size
+  int runs = 10;                    // the seed's 10 runs per size: the minimum
+  double precision_pct = 0.5;       // then more until the median's 95% interval is within +-this (0: off)
+  int max_runs = 200;               // ... or this many samples are in
   std::string graph = "auto";       // auto | on | off
   bool compile = true;              // time torch.compile of the reference too
   bool eager = true;
@@ -28,6 +30,10 @@ struct BenchSettings {
   double total_timeout_s = 600;
   bool progress = false;
 };
+
+// Throws a usage error naming the option when `s` cannot be run (runs < 1, precision < 0,
+// max runs below runs).
+void check_bench_settings(const BenchSettings& s);
 
 // Utilization of one size against the registered roofline (when the workspace has one).
 struct SizeUtilization {

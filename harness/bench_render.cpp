@@ -11,6 +11,12 @@ using nlohmann::json;
 namespace {
 
 std::string us(const std::optional<double>& v) { return v ? fmt::format("{:.2f}", *v) : "-"; }
+std::string runs_text(const BenchSettings& s) {
+  if (s.precision_pct <= 0) return fmt::format("{} runs per size", s.runs);
+  return fmt::format("at least {} runs per size, more until the median's 95% interval is within +-{}% (at most {})",
+                     s.runs, s.precision_pct, s.max_runs);
+}
+std::string pct(const std::optional<double>& v) { return v ? fmt::format("{:.2f}", *v) : "-"; }
 std::string ratio(const std::optional<double>& v) { return v ? fmt::format("{:.2f}x", *v) : "-"; }
 std::string sig(const std::optional<double>& v, int digits = 3) {
   return v ? fmt::format("{:.{}g}", *v, digits) : "-";
@@ -30,14 +36,15 @@ std::string clock_text(const json& c) {
 std::string render_sizes_table(const BenchReport& r) {
   const json& res = r.result;
   std::string md =
-      "| Size | Mode | Median (us) | IQR (us) | Mean (us) | Eager (us) | Compile (us) | vs eager | vs compile | "
-      "vs best | TB/s | TFLOP/s | % of BW peak | % of target | Target met |\n"
-      "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n";
+      "| Size | Mode | Runs | Median (us) | Median 95% CI (+-%) | IQR (us) | Mean (us) | Eager (us) | Compile (us) | "
+      "vs eager | vs compile | vs best | TB/s | TFLOP/s | % of BW peak | % of target | Target met |\n"
+      "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n";
   for (const auto& s : jobj(res, "sizes")) {
     std::string label = shape_label(s.value("shape", json::array()));
     const SizeUtilization* u = find_size(r.utilization, label);
-    md += fmt::format("| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |\n", label,
-                      jstr(s, "mode", "-"), us(jnum(s, "median_us")), us(jnum(s, "iqr_us")), us(jnum(s, "mean_us")),
+    md += fmt::format("| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |\n",
+                      label, jstr(s, "mode", "-"), s.value("runs", 0), us(jnum(s, "median_us")),
+                      pct(jnum(s, "median_ci_pct")), us(jnum(s, "iqr_us")), us(jnum(s, "mean_us")),
                       us(jnum(s, "eager_us")), us(jnum(s, "compile_us")), ratio(jnum(s, "speedup_vs_eager")),
                       ratio(jnum(s, "speedup_vs_compile")), ratio(jnum(s, "speedup_vs_best")),
                       sig(jnum(s, "achieved_tbps")), sig(jnum(s, "achieved_tflops")),
@@ -68,15 +75,15 @@ std::string render_benchmark_md(const BenchReport& r, const std::string& title) 
                           (r.settings.compile ? "torch.compile" : "");
   if (r.target.device == "cuda") {
     md += fmt::format(
-        "| Method | {} runs per size after warm-up; median and IQR; CUDA events with a device synchronize before "
+        "| Method | {} after warm-up; median and IQR; CUDA events with a device synchronize before "
         "the end event; L2 {} outside the timed region; rotating input sets; CUDA-graph mode {} (see Mode); "
         "PyTorch {} timed the same way |\n",
-        r.settings.runs, r.settings.flush_l2 ? "flushed" : "not flushed", r.settings.graph,
+        runs_text(r.settings), r.settings.flush_l2 ? "flushed" : "not flushed", r.settings.graph,
         baselines.empty() ? "baselines not" : baselines);
   } else {
-    md += fmt::format("| Method | {} runs per size with a host timer (Triton interpreter); PyTorch {} timed the same "
+    md += fmt::format("| Method | {} with a host timer (Triton interpreter); PyTorch {} timed the same "
                       "way |\n",
-                      r.settings.runs, baselines.empty() ? "baselines not" : baselines);
+                      runs_text(r.settings), baselines.empty() ? "baselines not" : baselines);
   }
   if (r.target.device == "cpu") {
     md += "\n**CPU run (Triton interpreter): these times measure the interpreter, not a GPU kernel. "
@@ -116,17 +123,18 @@ std::string render_benchmark_md(const BenchReport& r, const std::string& title) 
 }
 
 std::string render_bench_text(const BenchReport& r) {
-  std::string text = fmt::format("kgo bench: {} ({}, device {}, {} runs per size, graph {})\n",
+  std::string text = fmt::format("kgo bench: {} ({}, device {}, {}, graph {})\n",
                                  r.target.kernel.filename().string(), r.target.torch_dtype, r.target.device,
-                                 r.settings.runs, r.settings.graph);
-  text += fmt::format("  {:<12} {:>6} {:>11} {:>9} {:>11} {:>11} {:>8} {:>8} {:>8} {:>8} {:>9}\n", "size", "mode",
-                      "median us", "IQR us", "eager us", "compile us", "vs eager", "vs comp", "TB/s", "TFLOP/s",
+                                 runs_text(r.settings), r.settings.graph);
+  text += fmt::format("  {:<12} {:>6} {:>5} {:>11} {:>7} {:>9} {:>11} {:>11} {:>8} {:>8} {:>8} {:>8} {:>9}\n", "size",
+                      "mode", "runs", "median us", "+-95%", "IQR us", "eager us", "compile us", "vs eager", "vs comp", "TB/s", "TFLOP/s",
                       "% target");
   for (const auto& s : jobj(r.result, "sizes")) {
     std::string label = shape_label(s.value("shape", json::array()));
     const SizeUtilization* u = find_size(r.utilization, label);
-    text += fmt::format("  {:<12} {:>6} {:>11} {:>9} {:>11} {:>11} {:>8} {:>8} {:>8} {:>8} {:>9}\n", label,
-                        jstr(s, "mode", "-"), us(jnum(s, "median_us")), us(jnum(s, "iqr_us")), us(jnum(s, "eager_us")),
+    text += fmt::format("  {:<12} {:>6} {:>5} {:>11} {:>7} {:>9} {:>11} {:>11} {:>8} {:>8} {:>8} {:>8} {:>9}\n", label,
+                        jstr(s, "mode", "-"), s.value("runs", 0), us(jnum(s, "median_us")),
+                        pct(jnum(s, "median_ci_pct")), us(jnum(s, "iqr_us")), us(jnum(s, "eager_us")),
                         us(jnum(s, "compile_us")), ratio(jnum(s, "speedup_vs_eager")),
                         ratio(jnum(s, "speedup_vs_compile")), sig(jnum(s, "achieved_tbps")),
                         sig(jnum(s, "achieved_tflops")), u ? sig(u->pct_of_target) + "%" : "-");

@@ -7,7 +7,8 @@ import pytest
 from conftest import run_kgo, validate
 from planted import has_gpu, record, sha256, wrong
 
-CPU_BENCH = ["--device", "cpu", "--size", "8x16", "--size", "16x33", "--runs", "2", "--no-compile", "--quiet"]
+CPU_BENCH = ["--device", "cpu", "--size", "8x16", "--size", "16x33", "--runs", "2", "--precision", "0", "--no-compile",
+             "--quiet"]
 
 
 @pytest.mark.skipif(has_gpu(), reason="checks the refusal on a machine without a GPU")
@@ -31,7 +32,7 @@ def test_cpu_bench_writes_benchmark_md_and_records_nothing(workspace):
     md = (workspace / "benchmark.md").read_text()
     for s in sizes:
         label = "x".join(map(str, s["shape"]))
-        assert f"| {label} | {s['mode']} | {s['median_us']:.2f} |" in md
+        assert f"| {label} | {s['mode']} | {s['runs']} | {s['median_us']:.2f} |" in md
     assert "Final (the seed's figure: mean of the per-size means)" in md
     assert "Triton interpreter" in md
     assert not (workspace / "memory" / "v0.json").exists()
@@ -79,6 +80,22 @@ def test_bad_bench_options(workspace):
     assert run_kgo("bench", "--workspace", workspace, "--device", "cpu", "--graph", "sometimes").rc == 3
     assert run_kgo("bench", "--workspace", workspace, "--device", "cpu", "--runs", "0").rc == 3
     assert run_kgo("bench", "--workspace", workspace, "--device", "cpu", "--size", "0x5").rc == 3
+    r = run_kgo("bench", "--workspace", workspace, "--device", "cpu", "--precision", "-1")
+    assert r.rc == 3 and "--precision" in r.err
+    r = run_kgo("bench", "--workspace", workspace, "--device", "cpu", "--runs", "20", "--max-runs", "10")
+    assert r.rc == 3 and "--max-runs (10) must be at least --runs (20)" in r.err
+    assert not (workspace / "benchmark.md").exists()
+
+
+def test_runs_grow_until_the_median_is_precise(workspace):
+    # 3 samples cannot bound a median, so the harness takes 10 more; a loose +-1000% then holds at 13.
+    r = run_kgo("bench", "--workspace", workspace, "--device", "cpu", "--size", "8x16", "--runs", "3",
+                "--precision", "1000", "--max-runs", "40", "--no-compile", "--quiet", "--json")
+    assert r.rc == 0, r.err
+    size = r.json()["harness"]["sizes"][0]
+    assert size["runs"] == 13 and size["median_ci_pct"] <= 1000
+    md = (workspace / "benchmark.md").read_text()
+    assert "at least 3 runs per size, more until the median's 95% interval is within +-1000% (at most 40)" in md
 
 
 @pytest.mark.skipif(not has_gpu(), reason="GPU timing needs a GPU")

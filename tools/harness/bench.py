@@ -18,7 +18,35 @@ def stats(samples):
     else:
         q1 = q3 = s[0]
     return {"median_us": statistics.median(s), "iqr_us": q3 - q1, "mean_us": statistics.fmean(s),
-            "min_us": s[0], "max_us": s[-1]}
+            "min_us": s[0], "max_us": s[-1], "median_ci_pct": median_ci_pct(s)}
+
+
+def median_ci_pct(samples):
+    """Half-width of a distribution-free (at least) 95% confidence interval of the median, in % of the median: the
+    order statistics at ranks n/2 -/+ 1.96 sqrt(n)/2 (1-based, rounded outwards). None below 6 samples,
+    where that interval would span the whole sample."""
+    n = len(samples)
+    if n < 6:
+        return None
+    s = sorted(samples)
+    half = 0.98 * math.sqrt(n)
+    lo = max(math.floor(n / 2 - half), 1) - 1
+    hi = min(math.ceil(n / 2 + 1 + half), n) - 1
+    med = statistics.median(s)
+    return 100.0 * (s[hi] - s[lo]) / 2.0 / med if med > 0 else None
+
+
+def until_precise(take, runs, precision_pct, max_runs):
+    """take(k) -> k more samples. Takes `runs`, then more in steps of `runs` until the median's 95%
+    interval is within +-precision_pct (0: never) or `max_runs` samples are in."""
+    samples = take(runs)
+    step = max(runs, 10)
+    while precision_pct > 0 and len(samples) < max_runs:
+        ci = median_ci_pct(samples)
+        if ci is not None and ci <= precision_pct:
+            break
+        samples += take(min(step, max_runs - len(samples)))
+    return samples
 
 
 class Timer:
@@ -140,16 +168,21 @@ class Timer:
     def events(self, call, sets, runs):
         outs = [None] * sets
         if self.device != "cuda":
-            samples = []
-            for i in range(runs):
-                t0 = time.perf_counter()
-                outs[i % sets] = call(i % sets)
-                samples.append((time.perf_counter() - t0) * 1e6)
-            return samples, outs
+            def take(k):
+                got = []
+                for _ in range(k):
+                    i = len(got) + taken[0]
+                    t0 = time.perf_counter()
+                    outs[i % sets] = call(i % sets)
+                    got.append((time.perf_counter() - t0) * 1e6)
+                taken[0] += k
+                return got
+            taken = [0]
+            return until_precise(take, runs, self.o["precision_pct"], self.o["max_runs"]), outs
         def one(i):
             outs[i % sets] = call(i % sets)
-        samples = self.sampled(one, runs)
-        self.ledger["device_s"] += sum(samples) / 1e6 + runs * self.ledger.get("flush_us", 0) / 1e6
+        samples = until_precise(lambda k: self.sampled(one, k), runs, self.o["precision_pct"], self.o["max_runs"])
+        self.ledger["device_s"] += sum(samples) / 1e6 + len(samples) * self.ledger.get("flush_us", 0) / 1e6
         return samples, outs
 
     def graph(self, call, sets, runs):
@@ -172,8 +205,9 @@ class Timer:
         g.replay()
         self.host_call_us = (time.perf_counter() - t0) * 1e6 + 10.0
         torch.cuda.synchronize()
-        total = self.sampled(lambda i: g.replay(), runs)
-        self.ledger["device_s"] += sum(total) / 1e6 + runs * self.ledger.get("flush_us", 0) / 1e6
+        total = until_precise(lambda k: self.sampled(lambda i: g.replay(), k), runs, self.o["precision_pct"],
+                              self.o["max_runs"])
+        self.ledger["device_s"] += sum(total) / 1e6 + len(total) * self.ledger.get("flush_us", 0) / 1e6
         return [t / batch for t in total], outs, g
 
     def synced(self, call, trials=5):

@@ -4,12 +4,13 @@ import math
 
 import pytest
 
+from harness import bench
 from conftest import HAS_CUDA, TEMPLATES, kernel
 
 
 def test_cpu_bench_fields_and_aggregates(harness):
     res = harness(command="bench", kernel=str(TEMPLATES / "add" / "v4_optimized.py"), op="add", device="cpu",
-                  shapes=[[16, 64], [32, 64]], bench={"runs": 5, "baselines": ["eager"]},
+                  shapes=[[16, 64], [32, 64]], bench={"runs": 5, "precision_pct": 0, "baselines": ["eager"]},
                   work=[{"shape": [16, 64], "bytes": 12288, "flops": 2048}])
     assert res["verdict"] == "PASS", res["message"]
     small, large = res["sizes"]
@@ -24,6 +25,41 @@ def test_cpu_bench_fields_and_aggregates(harness):
     geo = math.sqrt(small["speedup_vs_eager"] * large["speedup_vs_eager"])
     assert res["geomean_speedup_vs_eager"] == pytest.approx(geo)
     assert res["timing"]["wall_s"] > 0
+
+
+def test_median_interval_from_order_statistics():
+    assert bench.median_ci_pct([1.0] * 5) is None  # too few samples for a 95% interval
+    assert bench.median_ci_pct([10.0] * 20) == 0.0
+    # n = 20: ranks 5 and 16 (1-based; 5.6 and 15.4 rounded outwards) bound the interval.
+    s = [float(v) for v in range(100, 120)]
+    assert bench.median_ci_pct(s) == pytest.approx(100 * (s[15] - s[4]) / 2 / 109.5)
+    assert bench.median_ci_pct(list(reversed(s))) == bench.median_ci_pct(s)
+
+
+def test_sampling_continues_until_the_median_is_precise():
+    calls = []
+
+    def take(k, noisy):
+        calls.append(k)
+        return [100.0 + (37 * (len(calls) * 1000 + i) % 11 if noisy else 0) for i in range(k)]
+
+    assert len(bench.until_precise(lambda k: take(k, False), 10, 0.5, 200)) == 10 and calls == [10]
+    calls.clear()
+    got = bench.until_precise(lambda k: take(k, True), 10, 0.5, 55)  # +-5% noise never gets within 0.5%
+    assert len(got) == 55 and calls == [10, 10, 10, 10, 10, 5]
+    calls.clear()
+    assert len(bench.until_precise(lambda k: take(k, True), 10, 0, 200)) == 10  # precision 0: fixed count
+    calls.clear()
+    # Noise of +-5%: 0.5% needs many samples; 3% is reached well before the cap.
+    assert len(bench.until_precise(lambda k: take(k, True), 10, 3.0, 200)) < 200
+
+
+def test_cpu_bench_reports_the_interval_and_stops_early_when_precise(harness):
+    res = harness(command="bench", kernel=str(TEMPLATES / "add" / "v4_optimized.py"), op="add", device="cpu",
+                  shapes=[[16, 64]], bench={"runs": 6, "precision_pct": 1000.0, "max_runs": 50, "baselines": []})
+    assert res["verdict"] == "PASS", res["message"]
+    size = res["sizes"][0]
+    assert size["runs"] == 6 and size["median_ci_pct"] is not None and size["median_ci_pct"] <= 1000.0
 
 
 def test_bench_checks_timed_outputs(harness):
@@ -45,3 +81,17 @@ def test_gpu_events_graph_and_baselines(harness):
     assert large["eager_us"] and large["compile_us"] and large["achieved_tbps"] > 0
     assert large["stream_escape"] is False
     assert res["clocks"]["before"] is not None
+
+
+@pytest.mark.skipif(not HAS_CUDA, reason="needs a CUDA GPU")
+def test_gpu_default_timing_repeats_within_one_percent(harness):
+    # Issue 6: two runs of the same kernel at 4096^2 differ by at most 1% in median, with the defaults.
+    meds = []
+    for _ in range(2):
+        res = harness(command="bench", kernel=str(TEMPLATES / "softmax" / "v4_optimized.py"), op="softmax",
+                      device="cuda", shapes=[[4096, 4096]], bench={"baselines": []})
+        assert res["verdict"] == "PASS", res["message"]
+        size = res["sizes"][0]
+        assert size["median_ci_pct"] is not None and size["runs"] >= 10
+        meds.append(size["median_us"])
+    assert abs(meds[0] - meds[1]) / min(meds) <= 0.01, meds
