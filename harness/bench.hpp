@@ -31,6 +31,9 @@ struct BenchSettings {
   bool progress = false;
 };
 
+// "10 runs per size", or with a precision target, how many more are taken.
+std::string runs_text(const BenchSettings& s);
+
 // Throws a usage error naming the option when `s` cannot be run (runs < 1, precision < 0,
 // max runs below runs).
 void check_bench_settings(const BenchSettings& s);

@@ -6,16 +6,17 @@
 
 namespace kgo::harness {
 
-using nlohmann::json;
-
-namespace {
-
-std::string us(const std::optional<double>& v) { return v ? fmt::format("{:.2f}", *v) : "-"; }
 std::string runs_text(const BenchSettings& s) {
   if (s.precision_pct <= 0) return fmt::format("{} runs per size", s.runs);
   return fmt::format("at least {} runs per size, more until the median's 95% interval is within +-{}% (at most {})",
                      s.runs, s.precision_pct, s.max_runs);
 }
+
+using nlohmann::json;
+
+namespace {
+
+std::string us(const std::optional<double>& v) { return v ? fmt::format("{:.2f}", *v) : "-"; }
 std::string pct(const std::optional<double>& v) { return v ? fmt::format("{:.2f}", *v) : "-"; }
 std::string ratio(const std::optional<double>& v) { return v ? fmt::format("{:.2f}x", *v) : "-"; }
 std::string sig(const std::optional<double>& v, int digits = 3) {

@@ -109,7 +109,7 @@ std::string render_op_log(const OpOutcome& op, const json& cat, const OpsOptions
       {"bound", work_text(op.op, o.target.dtype.value_or("fp32"), op.sizes)},
       {"correctness_table", corr},
       {"sizes", shapes_text(op.sizes)},
-      {"runs", std::to_string(o.bench.runs)},
+      {"runs", runs_text(o.bench)},
       {"timing_mode", op.eager_us.empty() && !op.note.empty()
                           ? "not run"
                           : "CUDA events (graphs for launch-bound sizes), L2 flushed, rotating inputs"},

@@ -21,10 +21,10 @@ BenchReport report() {
     "environment": {"gpu": "NVIDIA H200"},
     "clocks": {"source": "nvidia-smi", "before": {"sm_mhz": 1980, "throttle_names": []}, "after": null},
     "sizes": [
-      {"shape": [256, 256], "mode": "graph", "runs": 10, "median_us": 4.0, "iqr_us": 0.1, "mean_us": 4.2,
+      {"shape": [256, 256], "mode": "graph", "runs": 10, "median_us": 4.0, "median_ci_pct": 0.42, "iqr_us": 0.1, "mean_us": 4.2,
        "eager_us": 5.0, "speedup_vs_eager": 1.25, "achieved_tbps": 0.13, "achieved_tflops": 0.04,
        "samples_us": [4.0, 4.1]},
-      {"shape": [4096, 4096], "mode": "events", "runs": 10, "median_us": 36.0, "iqr_us": 0.3, "mean_us": 37.8,
+      {"shape": [4096, 4096], "mode": "events", "runs": 70, "median_us": 36.0, "median_ci_pct": 0.31, "iqr_us": 0.3, "mean_us": 37.8,
        "eager_us": 58.0, "speedup_vs_eager": 1.61, "achieved_tbps": 3.73, "achieved_tflops": 2.33}]})");
   SizeUtilization big;
   big.label = "4096x4096";
@@ -87,8 +87,10 @@ TEST(BenchTest, OnlyAGpuPassIsRecorded) {
 TEST(BenchTest, BenchmarkMarkdownHasTheSeedTableAndAggregates) {
   std::string md = render_benchmark_md(report(), "softmax (H200)");
   EXPECT_NE(md.find("# Benchmark: softmax (H200)"), std::string::npos);
-  EXPECT_NE(md.find("| 256x256 | graph | 4.00 | 0.10 | 4.20 | 5.00 |"), std::string::npos);
-  EXPECT_NE(md.find("| 4096x4096 | events | 36.00 |"), std::string::npos);
+  EXPECT_NE(md.find("| 256x256 | graph | 10 | 4.00 | 0.42 | 0.10 | 4.20 | 5.00 |"), std::string::npos);
+  EXPECT_NE(md.find("| 4096x4096 | events | 70 | 36.00 | 0.31 |"), std::string::npos);
+  EXPECT_NE(md.find("at least 10 runs per size, more until the median's 95% interval is within +-0.5% (at most 200)"),
+            std::string::npos);
   EXPECT_NE(md.find("| 77.7 | 91.6 | no (bandwidth floor) |"), std::string::npos);
   EXPECT_NE(md.find("mean of the per-size means): 21.00 us"), std::string::npos);
   EXPECT_NE(md.find("vs eager 1.50x"), std::string::npos);

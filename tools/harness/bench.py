@@ -37,7 +37,7 @@ def median_ci_pct(samples):
 
 
 def until_precise(take, runs, precision_pct, max_runs):
-    """take(k) -> k more samples. Takes `runs`, then more in steps of `runs` until the median's 95%
+    """take(k) -> k more samples. Takes `runs`, then more in steps of max(runs, 10) until the median's 95%
     interval is within +-precision_pct (0: never) or `max_runs` samples are in."""
     samples = take(runs)
     step = max(runs, 10)
