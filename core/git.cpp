@@ -25,7 +25,10 @@ void git_global_init() {
 GitRepo GitRepo::init(const std::filesystem::path& dir) {
   git_global_init();
   git_repository_init_options opts = GIT_REPOSITORY_INIT_OPTIONS_INIT;
-  opts.flags = GIT_REPOSITORY_INIT_MKPATH;
+  // An empty external template, as `git init --template=`: no sample hook, description or
+  // info/exclude files, which kgo's workspaces never use (three fewer files to create).
+  opts.flags = GIT_REPOSITORY_INIT_MKPATH | GIT_REPOSITORY_INIT_EXTERNAL_TEMPLATE;
+  opts.template_path = "";
   opts.initial_head = "main";
   git_repository* raw = nullptr;
   git_check(git_repository_init_ext(&raw, dir.c_str(), &opts), "git init " + dir.string());

@@ -18,6 +18,7 @@
 #include "core/resources.hpp"
 #include "gpu-wiki-index/index.hpp"
 #include "gpu-wiki-index/parse.hpp"
+#include "gpu-wiki-index/wiki_location.hpp"
 
 namespace kgo::wiki {
 
@@ -328,6 +329,34 @@ WikiIndex WikiIndex::load_product(const WikiLocation& wiki, const std::string& n
   parsed.reserve(old->files.size());
   for (auto& [rel, f] : old->files) parsed.push_back(std::move(f.index));
   return assemble_index(root, std::move(parsed));
+}
+
+std::string wiki_fingerprint(const fs::path& root) {
+  // Hashes come from the index cache where a file is unchanged since it was written; a cache read
+  // without its facts is far cheaper than hashing every file again.
+  std::optional<Cache> cache;
+  fs::path path = index_cache_path(root);
+  if (!path.empty()) {
+    if (auto text = core::try_read_file(path)) {
+      KeepProduct none = [](std::string_view) { return false; };
+      cache = deserialize(*text, root, parser_id(), &none);
+    }
+  }
+  const std::int64_t racy_after = cache ? cache->written_ns - 2'000'000'000LL : 0;
+  std::string manifest;
+  for (const auto& f : list_wiki_files(root)) {
+    std::string sha;
+    if (cache) {
+      auto it = cache->files.find(f.rel);
+      if (it != cache->files.end() && it->second.size == f.size && it->second.mtime_ns == f.mtime_ns &&
+          f.mtime_ns < racy_after) {
+        sha = it->second.sha;
+      }
+    }
+    if (sha.empty()) sha = core::sha256_hex(core::try_read_file(f.path).value_or(""));
+    manifest += f.rel + " " + sha + "\n";
+  }
+  return "sha256:" + core::sha256_hex(manifest);
 }
 
 }  // namespace kgo::wiki

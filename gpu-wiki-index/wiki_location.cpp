@@ -38,25 +38,4 @@ WikiLocation locate_wiki(const std::optional<fs::path>& explicit_dir) {
   return loc;
 }
 
-std::string wiki_fingerprint(const fs::path& root) {
-  std::vector<std::pair<std::string, fs::path>> files;
-  std::error_code ec;
-  for (auto it = fs::recursive_directory_iterator(root, ec); it != fs::recursive_directory_iterator();
-       it.increment(ec)) {
-    if (ec) break;
-    if (!it->is_regular_file(ec)) continue;
-    auto ext = it->path().extension();
-    if (ext == ".md" || ext == ".json") {
-      files.emplace_back(fs::relative(it->path(), root, ec).string(), it->path());
-    }
-  }
-  std::sort(files.begin(), files.end());
-  std::string manifest;
-  for (const auto& [rel, path] : files) {
-    auto content = core::try_read_file(path);
-    manifest += rel + " " + core::sha256_hex(content.value_or("")) + "\n";
-  }
-  return "sha256:" + core::sha256_hex(manifest);
-}
-
 }  // namespace kgo::wiki

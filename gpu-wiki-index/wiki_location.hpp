@@ -16,7 +16,8 @@ struct WikiLocation {
 // Throws Error(wiki_error) when an explicitly named wiki is missing or not a directory.
 WikiLocation locate_wiki(const std::optional<std::filesystem::path>& explicit_dir);
 
-// SHA-256 over every .md / .json file of the wiki (relative path + content hash), sorted.
+// SHA-256 over every .md / .json file the index reads (relative path + content hash, sorted); a
+// file unchanged since the index cache was written contributes the hash stored there.
 std::string wiki_fingerprint(const std::filesystem::path& root);
 
 }  // namespace kgo::wiki

@@ -8,6 +8,7 @@
 #include "core/error.hpp"
 #include "core/files.hpp"
 #include "gpu-wiki-index/index.hpp"
+#include "gpu-wiki-index/wiki_location.hpp"
 #include "tests/test_util.hpp"
 
 namespace kgo::wiki {
@@ -105,6 +106,33 @@ TEST_F(CacheTest, AddedAndRemovedFiles) {
   fs::remove(wiki / "docs/h200.md");
   EXPECT_EQ(load().products(), (std::vector<std::string>{"H100 SXM"}));
   EXPECT_TRUE(load().find("H200", "hbm_bandwidth").empty());
+}
+
+// The fingerprint is the same with and without the cache, and follows every content change.
+TEST_F(CacheTest, FingerprintFromTheCacheEqualsHashingEveryFile) {
+  write_old(wiki / "README.md", "# wiki\n");
+  write_old(wiki / "notes.txt", "not indexed\n");
+  auto expected = [&] {
+    std::string manifest;
+    for (const char* rel : {"README.md", "docs/h.md"}) {
+      manifest += std::string(rel) + " " + core::sha256_hex(test::read(wiki / rel)) + "\n";
+    }
+    return "sha256:" + core::sha256_hex(manifest);
+  };
+  fs::remove(index_cache_path(wiki.path()));
+  const std::string cold = wiki_fingerprint(wiki.path());  // no cache: every file hashed
+  EXPECT_EQ(cold, expected());
+  load();                                                  // writes the cache
+  ASSERT_TRUE(fs::exists(index_cache_path(wiki.path())));
+  EXPECT_EQ(wiki_fingerprint(wiki.path()), cold);
+  write_old(wiki / "docs/h.md", "## NVIDIA H100 SXM (sm_90, Hopper)\n- HBM bandwidth: 3.90 TB/s\n");
+  EXPECT_EQ(wiki_fingerprint(wiki.path()), expected());   // stale cache entry: hashed again
+  EXPECT_NE(wiki_fingerprint(wiki.path()), cold);
+  // A recent edit that keeps size and mtime is not trusted to the cache either.
+  load();
+  fs::path f = wiki / "docs/h.md";
+  test::write(f, "## NVIDIA H100 SXM (sm_90, Hopper)\n- HBM bandwidth: 3.35 TB/s\n");
+  EXPECT_EQ(wiki_fingerprint(wiki.path()), expected());
 }
 
 TEST_F(CacheTest, LoadEqualsBuild) {
