@@ -11,6 +11,7 @@ void register_all(CLI::App& app, Context& ctx) {
   register_bench(app, ctx);   // timing vs PyTorch (harness)
   register_baseline(app, ctx);  // Stage 1: check + bench + V0 commit
   register_ops(app, ctx);       // seed multi-op variants workflow
+  register_harness(app, ctx);   // the warm harness: start, stop, status
   register_wiki(app, ctx);    // read the gpu-wiki: products, lookup, check, index
   register_spec(app, ctx);    // cited hardware specs: add, auto, unknown, list, remove
   register_audit(app, ctx);   // re-verify citations, find uncited hardware numbers

@@ -11,6 +11,7 @@ void register_check(CLI::App& app, Context& ctx);
 void register_bench(CLI::App& app, Context& ctx);
 void register_baseline(CLI::App& app, Context& ctx);
 void register_ops(CLI::App& app, Context& ctx);
+void register_harness(CLI::App& app, Context& ctx);
 void register_wiki(CLI::App& app, Context& ctx);
 void register_spec(CLI::App& app, Context& ctx);
 void register_audit(CLI::App& app, Context& ctx);

@@ -1,6 +1,7 @@
 #include "harness/client.hpp"
 
 #include <csignal>
+#include <cstdlib>
 #include <cstring>
 #include <iostream>
 #include <vector>
@@ -9,9 +10,12 @@
 
 #include "core/error.hpp"
 #include "core/process.hpp"
+#include "harness/daemon.hpp"
 #include "harness/fields.hpp"
 
 namespace kgo::harness {
+
+namespace fs = std::filesystem;
 
 namespace {
 
@@ -38,6 +42,8 @@ std::string last_json_line(const std::string& out) {
   size_t start = out.rfind('\n', end);
   return out.substr(start == std::string::npos ? 0 : start + 1, end + 1 - (start == std::string::npos ? 0 : start + 1));
 }
+
+HarnessOutcome finish(const HarnessCall& call, HarnessOutcome& o, const std::string& out, int exit_code);
 
 nlohmann::json synthesized_result(const HarnessCall& call, const std::string& verdict,
                                   const std::string& message) {
@@ -75,6 +81,32 @@ HarnessOutcome run_harness(const HarnessCall& call) {
     double total = request.value("total_timeout_s", call.command == "bench" ? 600.0 : 60.0);
     timeout = std::chrono::milliseconds(static_cast<long long>((total + k_outer_margin_s) * 1000));
   }
+  HarnessOutcome o;
+  if (const char* use = std::getenv("KGO_HARNESS_DAEMON"); !(use && std::string(use) == "0") && call.cwd.empty()) {
+    fs::path socket = daemon_socket(call.python);
+    auto t0 = std::chrono::steady_clock::now();
+    DaemonReply r = daemon_call(socket, request.dump() + "\n", timeout);
+    o.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    o.via_daemon = r.kind != DaemonReply::Kind::absent;
+    if (r.kind == DaemonReply::Kind::timed_out) {
+      o.synthesized = true;
+      o.verdict = "TIMEOUT_FAIL";
+      o.result = synthesized_result(
+          call, o.verdict,
+          fmt::format("the warm harness did not answer within kgo's outer limit of {:.0f} s and was killed "
+                      "with its process group",
+                      timeout.count() / 1000.0));
+      return o;
+    }
+    if (r.kind == DaemonReply::Kind::broken) {
+      o.synthesized = true;
+      o.verdict = "CRASH";
+      o.result = synthesized_result(call, o.verdict, "the warm harness closed the connection without a result "
+                                                     "(see its log beside " + socket.string() + ")");
+      return o;
+    }
+    if (r.kind == DaemonReply::Kind::answered) return finish(call, o, r.line, 0);
+  }
   core::ProcessOptions opts;
   opts.cwd = call.cwd;
   opts.stdin_data = request.dump() + "\n";
@@ -84,7 +116,6 @@ HarnessOutcome run_harness(const HarnessCall& call) {
   std::vector<std::string> argv = {call.python.resolved.string(), harness_script().string(), call.command};
   core::ProcessResult p = core::run_process(argv, opts);
 
-  HarnessOutcome o;
   o.seconds = p.seconds;
   o.stderr_tail = tail_lines(p.err, 20);
   if (p.timed_out) {
@@ -106,18 +137,24 @@ HarnessOutcome run_harness(const HarnessCall& call) {
                                               p.signal, name ? name : "?"));
     return o;
   }
+  return finish(call, o, p.out, p.exit_code);
+}
+
+namespace {
+
+HarnessOutcome finish(const HarnessCall& call, HarnessOutcome& o, const std::string& out, int exit_code) {
   // One JSON object on stdout (pretty or compact); a stray line before it must not hide it.
-  nlohmann::json result = nlohmann::json::parse(p.out, nullptr, false);
-  for (size_t pos = p.out.find("\n{"); result.is_discarded() && pos != std::string::npos;
-       pos = p.out.find("\n{", pos + 1)) {
-    result = nlohmann::json::parse(p.out.substr(pos + 1), nullptr, false);
+  nlohmann::json result = nlohmann::json::parse(out, nullptr, false);
+  for (size_t pos = out.find("\n{"); result.is_discarded() && pos != std::string::npos;
+       pos = out.find("\n{", pos + 1)) {
+    result = nlohmann::json::parse(out.substr(pos + 1), nullptr, false);
   }
-  if (result.is_discarded()) result = nlohmann::json::parse(last_json_line(p.out), nullptr, false);
+  if (result.is_discarded()) result = nlohmann::json::parse(last_json_line(out), nullptr, false);
   if (!result.is_object() || !result.contains("verdict")) {
     throw Error(fmt::format("the Python harness ({} {}) exited with status {} without a result; "
                             "this is a bug in kgo's harness or a broken Python environment (try "
                             "`kgo env`). Its last stderr lines:\n{}",
-                            call.python.resolved.string(), call.command, p.exit_code,
+                            call.python.resolved.string(), call.command, exit_code,
                             o.stderr_tail.empty() ? "(none)" : o.stderr_tail),
                 ExitCode::harness_error);
   }
@@ -131,7 +168,9 @@ HarnessOutcome run_harness(const HarnessCall& call) {
   }
   o.result = std::move(result);
   o.verdict = verdict;
-  return o;
+  return std::move(o);
 }
+
+}  // namespace
 
 }  // namespace kgo::harness

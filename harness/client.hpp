@@ -3,7 +3,9 @@
 // stdin, JSON on stdout; see tools/harness/PROTOCOL.md) under an outer timeout. Whatever the
 // child does, the caller gets a result with a verdict: a harness killed by a signal becomes
 // CRASH, one that outlives the outer timeout becomes TIMEOUT_FAIL. Only a harness that exits
-// without a result, or rejects the request, throws Error(harness_error).
+// without a result, or rejects the request, throws Error(harness_error). When a warm harness runs
+// for this interpreter (`kgo harness start`) the request goes to it instead; KGO_HARNESS_DAEMON=0
+// keeps every call in a fresh process.
 #include <chrono>
 #include <filesystem>
 #include <optional>
@@ -28,6 +30,7 @@ struct HarnessOutcome {
   nlohmann::json result;      // the harness's result, or one kgo synthesised (see synthesized)
   std::string verdict;        // PASS FAIL TIMEOUT_FAIL CRASH
   bool synthesized = false;   // kgo wrote the result: the harness was killed or timed out
+  bool via_daemon = false;    // answered by the warm harness (`kgo harness start`)
   std::string stderr_tail;    // the last lines the harness wrote to stderr
   double seconds = 0;
 };

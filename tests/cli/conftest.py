@@ -42,6 +42,7 @@ def run_kgo(*args, cwd=None, env=None, timeout=600, input=None):
     full_env = dict(os.environ)
     full_env.setdefault("KGO_DATA_DIR", str(SOURCE_DIR))
     full_env.pop("KGO_GPU_WIKI", None)
+    full_env["KGO_HARNESS_DAEMON"] = "0"  # hermetic: a warm harness of the user's is not used
     if env:
         full_env.update(env)
     proc = subprocess.run([KGO_BIN, *map(str, args)], cwd=cwd, env=full_env, capture_output=True,

@@ -298,8 +298,73 @@ def serve():
     return 0
 
 
+def serve_socket(path, idle_s):
+    """The warm worker behind a Unix socket (`kgo harness start`): one request line per connection, one
+    result line back. `{"command": "ping"}` answers with this process's state; `{"command": "shutdown"}`
+    ends it, as does `idle_s` seconds without a request. The socket appears only once it listens (bound
+    under a temporary name, then renamed) and is removed on the way out."""
+    import socket
+    started = time.time()
+    srv = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    tmp = f"{path}.{os.getpid()}.tmp"
+    srv.bind(tmp)
+    os.chmod(tmp, 0o600)
+    srv.listen(8)
+    os.replace(tmp, path)
+    ino = os.stat(path).st_ino
+    srv.settimeout(idle_s)
+    session = Session()
+    try:
+        while True:
+            try:
+                conn, _ = srv.accept()
+            except socket.timeout:
+                break
+            with conn:
+                conn.settimeout(60.0)
+                data = b""
+                try:
+                    while not data.endswith(b"\n"):
+                        chunk = conn.recv(1 << 16)
+                        if not chunk:
+                            break
+                        data += chunk
+                except OSError:
+                    continue
+                raw = None
+                try:
+                    raw = read_request(data.decode("utf-8", "replace"))
+                    command = raw.get("command") if isinstance(raw, dict) else None
+                    if command in ("ping", "shutdown"):
+                        w = session.worker
+                        res = {"verdict": "PASS", "message": command, "pid": os.getpid(), "served": session.served,
+                               "restarts": session.restarts, "uptime_s": time.time() - started,
+                               "python": sys.executable, "idle_s": idle_s,
+                               "worker": {"device": w.device, "alive": w.alive} if w is not None else None}
+                    else:
+                        res = run_request(protocol.normalize(raw), session)
+                except protocol.RequestError as e:
+                    res = protocol.error_result(raw.get("command") if isinstance(raw, dict) else "check", str(e))
+                conn.settimeout(None)
+                try:
+                    conn.sendall((json.dumps(res, allow_nan=False) + "\n").encode())
+                except OSError:
+                    pass
+                if isinstance(raw, dict) and raw.get("command") == "shutdown":
+                    break
+    finally:
+        session.close()
+        try:
+            if os.stat(path).st_ino == ino:
+                os.unlink(path)
+        except OSError:
+            pass
+    return 0
+
+
 USAGE = """usage: kgo_harness.py <check|bench|env|run-once|catalog> [--request FILE]   (request JSON on stdin)
        kgo_harness.py serve                                                  (one request per line)
+       kgo_harness.py serve --socket PATH [--idle SECONDS]                   (kgo harness start)
 Protocol: tools/harness/PROTOCOL.md; schemas: schemas/harness/*.schema.json"""
 
 
@@ -308,6 +373,9 @@ def cli(argv):
         print(USAGE)
         return 0 if argv else 2
     command = argv[0]
+    if command == "serve" and len(argv) in (3, 5) and argv[1] == "--socket":
+        idle = float(argv[4]) if len(argv) == 5 and argv[3] == "--idle" else 900.0
+        return serve_socket(argv[2], idle)
     if command == "serve":
         return serve()
     if command not in protocol.COMMANDS or command == "shutdown":

@@ -1,0 +1,218 @@
+#include "harness/daemon.hpp"
+
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <spawn.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <thread>
+
+#include <fmt/format.h>
+
+#include "core/error.hpp"
+#include "core/files.hpp"
+
+extern char** environ;
+
+namespace kgo::harness {
+
+namespace fs = std::filesystem;
+using namespace std::chrono_literals;
+using Clock = std::chrono::steady_clock;
+
+namespace {
+
+fs::path socket_dir() {
+  const char* xdg = std::getenv("XDG_RUNTIME_DIR");
+  fs::path dir = xdg && *xdg ? fs::path(xdg) / "kgo" : fs::path(fmt::format("/tmp/kgo-{}", ::getuid()));
+  ::mkdir(dir.c_str(), 0700);
+  struct stat st {};
+  if (::lstat(dir.c_str(), &st) != 0 || !S_ISDIR(st.st_mode) || st.st_uid != ::getuid() ||
+      (st.st_mode & 077) != 0) {
+    throw Error(fmt::format("{} is not a private folder of this user (mode 0700, owned by uid {}); remove it "
+                            "or set XDG_RUNTIME_DIR",
+                            dir.string(), ::getuid()),
+                ExitCode::harness_error);
+  }
+  return dir;
+}
+
+fs::path pid_file(const fs::path& socket) { return fs::path(socket).replace_extension(".pid"); }
+
+void kill_daemon(const fs::path& socket) {
+  auto text = core::try_read_file(pid_file(socket));
+  long pid = text ? std::strtol(text->c_str(), nullptr, 10) : 0;
+  if (pid > 1) ::kill(static_cast<pid_t>(-pid), SIGKILL);  // it leads its own session and group
+  std::error_code ec;
+  fs::remove(socket, ec);
+  fs::remove(pid_file(socket), ec);
+}
+
+int connect_to(const fs::path& socket) {
+  sockaddr_un addr{};
+  addr.sun_family = AF_UNIX;
+  if (socket.native().size() >= sizeof addr.sun_path) return -1;
+  std::memcpy(addr.sun_path, socket.c_str(), socket.native().size() + 1);
+  int fd = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  if (fd < 0) return -1;
+  if (::connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0) {
+    ::close(fd);
+    return -1;
+  }
+  return fd;
+}
+
+nlohmann::json ping(const fs::path& socket) {
+  DaemonReply r = daemon_call(socket, R"({"command": "ping"})" "\n", 10s);
+  if (r.kind != DaemonReply::Kind::answered) return nullptr;
+  return nlohmann::json::parse(r.line, nullptr, false);
+}
+
+}  // namespace
+
+fs::path daemon_socket(const PythonInterpreter& py) {
+  const char* cvd = std::getenv("CUDA_VISIBLE_DEVICES");
+  std::string key = core::sha256_hex(py.resolved.string() + "\n" + harness_script().string() + "\n" +
+                                     (cvd ? cvd : "<unset>"));
+  fs::path socket = socket_dir() / ("harness-" + key.substr(0, 16) + ".sock");
+  if (socket.native().size() >= sizeof(sockaddr_un{}.sun_path)) {
+    throw Error("the warm harness's socket path " + socket.string() + " is too long for a Unix socket; set "
+                "XDG_RUNTIME_DIR to a shorter folder",
+                ExitCode::harness_error);
+  }
+  return socket;
+}
+
+DaemonReply daemon_call(const fs::path& socket, const std::string& line, std::chrono::milliseconds timeout) {
+  DaemonReply r;
+  std::error_code ec;
+  if (!fs::exists(fs::symlink_status(socket, ec))) return r;
+  int fd = connect_to(socket);
+  if (fd < 0) {
+    if (errno == ECONNREFUSED) {  // nobody listens: a daemon that died without cleaning up
+      fs::remove(socket, ec);
+      fs::remove(pid_file(socket), ec);
+    }
+    return r;
+  }
+  const auto deadline = Clock::now() + timeout;
+  size_t sent = 0;
+  while (sent < line.size()) {
+    ssize_t n = ::send(fd, line.data() + sent, line.size() - sent, MSG_NOSIGNAL);
+    if (n <= 0) {
+      ::close(fd);
+      r.kind = DaemonReply::Kind::broken;
+      return r;
+    }
+    sent += static_cast<size_t>(n);
+  }
+  std::string in;
+  char buf[1 << 16];
+  while (in.empty() || in.back() != '\n') {
+    auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now()).count();
+    if (left <= 0) {
+      ::close(fd);
+      kill_daemon(socket);
+      r.kind = DaemonReply::Kind::timed_out;
+      return r;
+    }
+    pollfd p{fd, POLLIN, 0};
+    int rc = ::poll(&p, 1, static_cast<int>(std::min<long long>(left, 1000)));
+    if (rc < 0 && errno == EINTR) continue;
+    if (rc <= 0) continue;
+    ssize_t n = ::read(fd, buf, sizeof buf);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) break;
+    in.append(buf, static_cast<size_t>(n));
+  }
+  ::close(fd);
+  if (in.empty() || in.back() != '\n') {
+    r.kind = DaemonReply::Kind::broken;
+    return r;
+  }
+  r.kind = DaemonReply::Kind::answered;
+  r.line = std::move(in);
+  return r;
+}
+
+DaemonStatus daemon_status(const PythonInterpreter& py) {
+  DaemonStatus s;
+  s.socket = daemon_socket(py);
+  s.log = fs::path(s.socket).replace_extension(".log");
+  nlohmann::json info = ping(s.socket);
+  if (info.is_object()) {
+    s.running = true;
+    s.info = std::move(info);
+  }
+  return s;
+}
+
+DaemonStatus start_daemon(const PythonInterpreter& py, double idle_s, const std::string& device) {
+  DaemonStatus s = daemon_status(py);
+  if (!s.running) {
+    std::string idle = fmt::format("{}", idle_s);
+    std::vector<std::string> args = {py.resolved.string(), harness_script().string(), "serve", "--socket",
+                                     s.socket.string(), "--idle", idle};
+    std::vector<char*> argv;
+    for (auto& a : args) argv.push_back(a.data());
+    argv.push_back(nullptr);
+    posix_spawn_file_actions_t fa;
+    posix_spawn_file_actions_init(&fa);
+    posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
+    posix_spawn_file_actions_addopen(&fa, 1, s.log.c_str(), O_WRONLY | O_CREAT | O_APPEND, 0600);
+    posix_spawn_file_actions_adddup2(&fa, 1, 2);
+    posix_spawnattr_t attr;
+    posix_spawnattr_init(&attr);
+    posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSID);  // outlives this kgo, its own process group
+    pid_t pid = 0;
+    int rc = ::posix_spawn(&pid, argv[0], &fa, &attr, argv.data(), environ);
+    posix_spawn_file_actions_destroy(&fa);
+    posix_spawnattr_destroy(&attr);
+    if (rc != 0) {
+      throw Error(fmt::format("cannot start {}: {}", args[0], std::strerror(rc)), ExitCode::harness_error);
+    }
+    core::write_file_atomic(pid_file(s.socket), std::to_string(pid) + "\n");
+    const auto deadline = Clock::now() + 60s;
+    while (!(s.info = ping(s.socket)).is_object()) {
+      int status = 0;
+      if (::waitpid(pid, &status, WNOHANG) == pid || Clock::now() > deadline) {
+        kill_daemon(s.socket);
+        std::string log = core::try_read_file(s.log).value_or("");
+        throw Error(fmt::format("the warm harness did not start; the end of {}:\n{}", s.log.string(),
+                                log.size() > 2000 ? log.substr(log.size() - 2000) : log),
+                    ExitCode::harness_error);
+      }
+      std::this_thread::sleep_for(20ms);
+    }
+    s.running = true;
+    s.started = true;
+  }
+  nlohmann::json env = {{"protocol", 1}, {"command", "env"}, {"device", device}};
+  DaemonReply r = daemon_call(s.socket, env.dump() + "\n", 300s);
+  if (r.kind == DaemonReply::Kind::answered) s.warmup = nlohmann::json::parse(r.line, nullptr, false);
+  if (auto info = ping(s.socket); info.is_object()) s.info = std::move(info);
+  return s;
+}
+
+bool stop_daemon(const PythonInterpreter& py, std::chrono::milliseconds grace) {
+  fs::path socket = daemon_socket(py);
+  std::error_code ec;
+  if (!fs::exists(fs::symlink_status(socket, ec))) return false;
+  DaemonReply r = daemon_call(socket, R"({"command": "shutdown"})" "\n", grace);
+  if (r.kind == DaemonReply::Kind::absent) return false;
+  const auto deadline = Clock::now() + grace;
+  while (fs::exists(fs::symlink_status(socket, ec)) && Clock::now() < deadline) std::this_thread::sleep_for(20ms);
+  if (fs::exists(fs::symlink_status(socket, ec))) kill_daemon(socket);
+  fs::remove(pid_file(socket), ec);
+  return true;
+}
+
+}  // namespace kgo::harness

@@ -1,0 +1,45 @@
+#pragma once
+// The warm harness (`kgo harness start`): kgo_harness.py serving on a Unix socket, so that check,
+// bench, baseline, env and ops skip Python's and torch's start-up and reuse compiled kernels.
+// One daemon per interpreter, harness script and CUDA_VISIBLE_DEVICES; it exits after an idle time.
+#include <chrono>
+#include <filesystem>
+#include <optional>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "harness/python.hpp"
+
+namespace kgo::harness {
+
+// The socket path for `py` under $XDG_RUNTIME_DIR/kgo, else /tmp/kgo-<uid> (created 0700; a folder
+// owned by another user or open to others is refused with harness_error).
+std::filesystem::path daemon_socket(const PythonInterpreter& py);
+
+struct DaemonReply {
+  enum class Kind { absent, answered, timed_out, broken };
+  Kind kind = Kind::absent;   // absent: nothing listens (a stale socket file is removed)
+  std::string line;           // the answer, when answered
+};
+
+// Sends one request line to the daemon at `socket` and waits at most `timeout` for its answer.
+// A daemon that does not answer in time is killed with its process group.
+DaemonReply daemon_call(const std::filesystem::path& socket, const std::string& line,
+                        std::chrono::milliseconds timeout);
+
+struct DaemonStatus {
+  bool running = false;
+  bool started = false;        // start_daemon launched it (it was not already running)
+  std::filesystem::path socket, log;
+  nlohmann::json info;         // the daemon's ping answer: pid, served, uptime_s, worker, ...
+  nlohmann::json warmup;       // start_daemon: the warm-up env result
+};
+
+DaemonStatus daemon_status(const PythonInterpreter& py);
+// Starts the daemon unless one runs, then warms its worker on `device` (an env request).
+DaemonStatus start_daemon(const PythonInterpreter& py, double idle_s, const std::string& device);
+// Asks the daemon to exit; kills it when it does not within `grace`. Returns whether one ran.
+bool stop_daemon(const PythonInterpreter& py, std::chrono::milliseconds grace);
+
+}  // namespace kgo::harness

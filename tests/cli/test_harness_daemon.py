@@ -1,0 +1,121 @@
+"""`kgo harness start|stop|status`: the warm harness on a Unix socket, and check/bench going through it.
+Each test has its own XDG_RUNTIME_DIR, so its daemon is private to it; CPU device (Triton interpreter)."""
+import json
+import os
+import pathlib
+import shutil
+import socket
+import tempfile
+import time
+
+import pytest
+
+from conftest import run_kgo, validate
+
+CHECK = ["check", "--device", "cpu", "--shape", "64x1000", "--trials", "1", "--no-edge-shapes", "--json"]
+
+
+@pytest.fixture
+def runtime():
+    # A short path: Unix socket paths are limited to about 100 bytes.
+    d = pathlib.Path(tempfile.mkdtemp(prefix="kgo-rt-", dir="/tmp"))
+    env = {"XDG_RUNTIME_DIR": str(d), "KGO_HARNESS_DAEMON": "1"}
+    yield env
+    run_kgo("harness", "stop", "--grace", "2", env=env)
+    shutil.rmtree(d, ignore_errors=True)
+
+
+def socket_files(env):
+    return sorted(p.name for p in (pathlib.Path(env["XDG_RUNTIME_DIR"]) / "kgo").glob("*.sock"))
+
+
+def check(workspace, env):
+    r = run_kgo(*CHECK, "--workspace", workspace, env=env)
+    assert r.rc == 0, r.err
+    return r.json()
+
+
+def test_start_status_stop(runtime):
+    assert run_kgo("harness", "status", env=runtime).out.startswith("warm harness: not running")
+    r = run_kgo("harness", "start", "--device", "cpu", "--json", env=runtime)
+    assert r.rc == 0, r.err
+    j = r.json()
+    assert j["running"] and j["started"] and j["warmup"]["verdict"] == "PASS"
+    assert j["daemon"]["worker"] == {"device": "cpu", "alive": True}
+    assert len(socket_files(runtime)) == 1
+    again = run_kgo("harness", "start", "--device", "cpu", "--json", env=runtime).json()
+    assert again["running"] and not again["started"] and again["daemon"]["pid"] == j["daemon"]["pid"]
+    st = run_kgo("harness", "status", "--json", env=runtime).json()
+    assert st["running"] and st["daemon"]["served"] == 2
+    r = run_kgo("harness", "stop", env=runtime)
+    assert r.rc == 0 and "stopped" in r.out
+    assert socket_files(runtime) == []
+    assert run_kgo("harness", "stop", env=runtime).out.startswith("no warm harness")
+
+
+def test_check_goes_through_the_warm_worker(runtime, workspace):
+    assert run_kgo("harness", "start", "--device", "cpu", env=runtime).rc == 0
+    first, second = check(workspace, runtime), check(workspace, runtime)
+    for j in (first, second):
+        validate(j, "cli/check.schema.json")
+        assert j["verdict"] == "PASS"
+    assert first["harness"]["worker"]["warm"] and second["harness"]["worker"]["warm"]
+    assert first["harness"]["worker"]["pid"] == second["harness"]["worker"]["pid"]
+    assert run_kgo("harness", "status", "--json", env=runtime).json()["daemon"]["served"] == 3
+    # KGO_HARNESS_DAEMON=0: a fresh process, same verdict.
+    cold = check(workspace, {**runtime, "KGO_HARNESS_DAEMON": "0"})
+    assert cold["verdict"] == "PASS" and not cold["harness"]["worker"]["warm"]
+    assert run_kgo("harness", "status", "--json", env=runtime).json()["daemon"]["served"] == 3
+
+
+def test_a_kernel_edit_is_seen_by_the_warm_worker(runtime, workspace):
+    assert run_kgo("harness", "start", "--device", "cpu", env=runtime).rc == 0
+    assert check(workspace, runtime)["verdict"] == "PASS"
+    kernel = workspace / "kernel.py"
+    kernel.write_text(kernel.read_text().replace("tl.exp(", "tl.exp(2.0 * "))
+    r = run_kgo(*CHECK, "--workspace", workspace, env=runtime)
+    assert r.rc == 1 and r.json()["verdict"] == "FAIL"
+
+
+def test_stale_socket_falls_back_to_a_fresh_process(runtime, workspace):
+    d = pathlib.Path(runtime["XDG_RUNTIME_DIR"]) / "kgo"
+    assert run_kgo("harness", "start", "--device", "cpu", env=runtime).rc == 0
+    name = socket_files(runtime)[0]
+    assert run_kgo("harness", "stop", env=runtime).rc == 0
+    # A socket file nobody listens on, as a killed daemon leaves behind.
+    s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    s.bind(str(d / name))
+    s.close()
+    j = check(workspace, runtime)
+    assert j["verdict"] == "PASS" and not j["harness"]["worker"]["warm"]
+    assert socket_files(runtime) == []
+
+
+def test_idle_daemon_exits(runtime):
+    assert run_kgo("harness", "start", "--device", "cpu", "--idle-minutes", "0.02", env=runtime).rc == 0
+    deadline = time.time() + 30
+    while socket_files(runtime) and time.time() < deadline:
+        time.sleep(0.2)
+    assert socket_files(runtime) == []
+    assert not run_kgo("harness", "status", "--json", env=runtime).json()["running"]
+
+
+def test_a_shared_socket_folder_is_refused(tmp_path):
+    d = tmp_path / "run"
+    (d / "kgo").mkdir(parents=True)
+    os.chmod(d / "kgo", 0o777)
+    r = run_kgo("harness", "start", "--device", "cpu", env={"XDG_RUNTIME_DIR": str(d)})
+    assert r.rc == 20 and "not a private folder" in r.err
+
+
+def test_a_socket_path_too_long_is_refused(tmp_path):
+    d = tmp_path / ("x" * 90)
+    d.mkdir()
+    r = run_kgo("harness", "start", "--device", "cpu", env={"XDG_RUNTIME_DIR": str(d)})
+    assert r.rc == 20 and "too long" in r.err and "XDG_RUNTIME_DIR" in r.err
+
+
+def test_bad_options(runtime):
+    assert run_kgo("harness", "start", "--device", "tpu", env=runtime).rc == 3
+    assert run_kgo("harness", "start", "--idle-minutes", "0", env=runtime).rc == 3
+    assert run_kgo("harness", env=runtime).rc == 3
