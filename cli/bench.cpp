@@ -34,7 +34,8 @@ void run_bench(const BenchOptions& o, Context& ctx) {
   harness::Target target = harness::workspace_target(ws, cfg, o.target);
   if (o.target.shapes.empty()) target.shapes = harness::seed_sizes();
   if (target.device == "cpu" && o.target.device == "auto") {
-    throw Error("kgo bench times kernels on a GPU and none was found (nvidia-smi lists no GPU); run it on a GPU "
+    throw Error("kgo bench times kernels on a GPU and none is visible (the NVIDIA driver lists none, or "
+                "CUDA_VISIBLE_DEVICES hides them); run it on a GPU "
                 "machine, or pass --device cpu to exercise the path with the Triton interpreter (those times "
                 "are not recorded)",
                 ExitCode::no_gpu);

@@ -80,7 +80,10 @@ nlohmann::json ping(const fs::path& socket) {
 
 fs::path daemon_socket(const PythonInterpreter& py) {
   const char* cvd = std::getenv("CUDA_VISIBLE_DEVICES");
-  std::string key = core::sha256_hex(py.resolved.string() + "\n" + harness_script().string() + "\n" +
+  std::error_code ec;
+  fs::path python = fs::weakly_canonical(py.resolved, ec);  // one daemon for every symlink to it
+  if (ec) python = py.resolved;
+  std::string key = core::sha256_hex(python.string() + "\n" + harness_script().string() + "\n" +
                                      (cvd ? cvd : "<unset>"));
   fs::path socket = socket_dir() / ("harness-" + key.substr(0, 16) + ".sock");
   if (socket.native().size() >= sizeof(sockaddr_un{}.sun_path)) {

@@ -1,5 +1,6 @@
 #include "harness/gpu_info.hpp"
 
+#include <cstdlib>
 #include <regex>
 #include <sstream>
 
@@ -78,6 +79,16 @@ std::optional<GpuInfo> parse_smi_line(const std::string& line) {
     // "[N/A]" or "[Not Supported]": no reasons known.
   }
   return g;
+}
+
+bool nvidia_gpu_visible(const std::filesystem::path& proc_gpus) {
+  if (const char* cvd = std::getenv("CUDA_VISIBLE_DEVICES")) {
+    std::string v = trim(cvd);
+    if (v.empty() || v == "-1") return false;
+  }
+  std::error_code ec;
+  if (!std::filesystem::is_directory(proc_gpus, ec)) return query_nvidia_smi().available;
+  return std::filesystem::directory_iterator(proc_gpus, ec) != std::filesystem::directory_iterator();
 }
 
 SmiReport query_nvidia_smi() {

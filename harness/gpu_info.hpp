@@ -2,6 +2,7 @@
 // What nvidia-smi says about the GPUs: name, compute capability, driver, CUDA version the driver
 // supports, current and maximum clocks, and the active clock-event (throttle) reasons.
 // Recorded by `kgo env` and beside every `kgo bench` run.
+#include <filesystem>
 #include <optional>
 #include <string>
 #include <vector>
@@ -29,6 +30,11 @@ struct SmiReport {
 
 // Runs nvidia-smi (never throws; absence is reported in `error`).
 SmiReport query_nvidia_smi();
+
+// Whether a CUDA GPU is visible to this process, read from the driver's entries under `proc_gpus`
+// (no process started: nvidia-smi costs tens of milliseconds). CUDA_VISIBLE_DEVICES set to "" or
+// "-1" hides them all; without the folder, nvidia-smi decides.
+bool nvidia_gpu_visible(const std::filesystem::path& proc_gpus = "/proc/driver/nvidia/gpus");
 
 // Parses one `--format=csv,noheader,nounits` line of the fields kgo asks for (exposed for tests).
 std::optional<GpuInfo> parse_smi_line(const std::string& line);

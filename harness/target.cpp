@@ -35,7 +35,7 @@ std::string resolve_device(const std::string& flag) {
   if (flag != "auto") {
     throw Error("--device must be cuda, cpu or auto, not '" + flag + "'", ExitCode::usage);
   }
-  return query_nvidia_smi().available ? "cuda" : "cpu";
+  return nvidia_gpu_visible() ? "cuda" : "cpu";
 }
 
 nlohmann::json parse_args(const std::vector<std::string>& kv) {

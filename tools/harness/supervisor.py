@@ -189,7 +189,9 @@ def _exchange(worker, req, deadline, res, done=None):
             current_timeout = float(msg.get("timeout_s") or req["case_timeout_s"])
             case_deadline = time.perf_counter() + current_timeout
             total = len(plan) if plan else "?"
-            log(f"[{current + 1}/{total}] {req['command']} {label}")
+            # Steps after the planned cases (the delegation run) are named, not numbered past the total.
+            step = f"{current + 1}/{total}" if not plan or current < len(plan) else "after the cases"
+            log(f"[{step}] {req['command']} {label}")
         elif kind == "case_done":
             done[msg["index"]] = msg["case"]
             current, case_deadline = None, None
