@@ -45,15 +45,19 @@ std::string last_json_line(const std::string& out) {
 
 HarnessOutcome finish(const HarnessCall& call, HarnessOutcome& o, const std::string& out, int exit_code);
 
-nlohmann::json synthesized_result(const HarnessCall& call, const std::string& verdict,
-                                  const std::string& message) {
-  return {{"protocol", 1},
-          {"command", call.command},
-          {"verdict", verdict},
-          {"message", message},
-          {"error", nullptr},
-          {"synthesized_by_kgo", true},
-          {"warnings", nlohmann::json::array()}};
+// `o` with a result kgo wrote itself: the harness was killed or never answered.
+HarnessOutcome synthesized(const HarnessCall& call, HarnessOutcome o, const std::string& verdict,
+                           const std::string& message) {
+  o.synthesized = true;
+  o.verdict = verdict;
+  o.result = {{"protocol", 1},
+              {"command", call.command},
+              {"verdict", verdict},
+              {"message", message},
+              {"error", nullptr},
+              {"synthesized_by_kgo", true},
+              {"warnings", nlohmann::json::array()}};
+  return o;
 }
 
 }  // namespace
@@ -89,21 +93,15 @@ HarnessOutcome run_harness(const HarnessCall& call) {
     o.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     o.via_daemon = r.kind != DaemonReply::Kind::absent;
     if (r.kind == DaemonReply::Kind::timed_out) {
-      o.synthesized = true;
-      o.verdict = "TIMEOUT_FAIL";
-      o.result = synthesized_result(
-          call, o.verdict,
-          fmt::format("the warm harness did not answer within kgo's outer limit of {:.0f} s and was killed "
-                      "with its process group",
-                      timeout.count() / 1000.0));
-      return o;
+      return synthesized(call, o, "TIMEOUT_FAIL",
+                         fmt::format("the warm harness did not answer within kgo's outer limit of {:.0f} s and "
+                                     "was killed with its process group",
+                                     timeout.count() / 1000.0));
     }
     if (r.kind == DaemonReply::Kind::broken) {
-      o.synthesized = true;
-      o.verdict = "CRASH";
-      o.result = synthesized_result(call, o.verdict, "the warm harness closed the connection without a result "
-                                                     "(see its log beside " + socket.string() + ")");
-      return o;
+      return synthesized(call, o, "CRASH",
+                         "the warm harness closed the connection without a result (see its log beside " +
+                             socket.string() + ")");
     }
     if (r.kind == DaemonReply::Kind::answered) return finish(call, o, r.line, 0);
   }
@@ -119,23 +117,15 @@ HarnessOutcome run_harness(const HarnessCall& call) {
   o.seconds = p.seconds;
   o.stderr_tail = tail_lines(p.err, 20);
   if (p.timed_out) {
-    o.synthesized = true;
-    o.verdict = "TIMEOUT_FAIL";
-    o.result = synthesized_result(
-        call, o.verdict,
-        fmt::format("the harness did not finish within kgo's outer limit of {:.0f} s and was killed "
-                    "with its whole process group",
-                    timeout.count() / 1000.0));
-    return o;
+    return synthesized(call, o, "TIMEOUT_FAIL",
+                       fmt::format("the harness did not finish within kgo's outer limit of {:.0f} s and was "
+                                   "killed with its whole process group",
+                                   timeout.count() / 1000.0));
   }
   if (p.signaled) {
-    o.synthesized = true;
-    o.verdict = "CRASH";
     const char* name = ::strsignal(p.signal);
-    o.result = synthesized_result(call, o.verdict,
-                                  fmt::format("the harness process was killed by signal {} ({})",
-                                              p.signal, name ? name : "?"));
-    return o;
+    return synthesized(call, o, "CRASH",
+                       fmt::format("the harness process was killed by signal {} ({})", p.signal, name ? name : "?"));
   }
   return finish(call, o, p.out, p.exit_code);
 }
