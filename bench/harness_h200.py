@@ -391,7 +391,7 @@ def step_report(out, args):
                   f"{tail[0] if tail else 'no output'}", ""]
     ex = data.get("examples", {})
     if ex:
-        lines += ["## Examples at 4096x4096 fp32 (harness bench: events, L2 flush, rotation, median of 10)", "",
+        lines += ["## Examples at 4096x4096 fp32 (harness bench: events, L2 flush, rotation, median to +-0.5%)", "",
                   "| op | variant | check | us | eager us | compile us | x eager | x compile | TB/s | % copy ceiling |",
                   "|---|---|---|---|---|---|---|---|---|---|"]
         for op, vs in ex.items():
@@ -512,7 +512,8 @@ def step_report(out, args):
             f"# {op}: the four variants on the H200 ({date})\n\n"
             f"Command: `{args.command}`, step `examples` of bench/harness_h200.py: for each variant the harness "
             f"`check` (op mode, reference ref.py in float64; shapes 4096x4096, 33x1000 and the edge shapes; "
-            f"2 trials) and `bench` (256^2, 1024^2, 4096^2 fp32; median of 10 runs; eager baseline for all, "
+            f"2 trials) and `bench` (256^2, 1024^2, 4096^2 fp32; median of at least 10 runs, more until its 95% "
+            f"interval is within +-0.5%; eager baseline for all, "
             f"torch.compile for v4). Copy ceiling in the same run: {fmt(ceiling, 3)} TB/s.\n\n"
             + "\n".join(rows) + f"\n\nThe seed's final figure (mean of the per-size means): {finals}. "
             f"Fastest correct variant by that figure: {best[0] if best else '-'}.\n"
