@@ -86,8 +86,11 @@ HarnessOutcome run_harness(const HarnessCall& call) {
     timeout = std::chrono::milliseconds(static_cast<long long>((total + k_outer_margin_s) * 1000));
   }
   HarnessOutcome o;
-  if (const char* use = std::getenv("KGO_HARNESS_DAEMON"); !(use && std::string(use) == "0") && call.cwd.empty()) {
-    fs::path socket = daemon_socket(call.python);
+  const char* use = std::getenv("KGO_HARNESS_DAEMON");
+  std::optional<fs::path> found;
+  if (!(use && std::string(use) == "0") && call.cwd.empty()) found = find_daemon_socket(call.python);
+  if (found) {
+    const fs::path& socket = *found;
     auto t0 = std::chrono::steady_clock::now();
     DaemonReply r = daemon_call(socket, request.dump() + "\n", timeout);
     o.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();

@@ -30,13 +30,20 @@ using Clock = std::chrono::steady_clock;
 
 namespace {
 
-fs::path socket_dir() {
+fs::path socket_dir_path() {
   const char* xdg = std::getenv("XDG_RUNTIME_DIR");
-  fs::path dir = xdg && *xdg ? fs::path(xdg) / "kgo" : fs::path(fmt::format("/tmp/kgo-{}", ::getuid()));
-  ::mkdir(dir.c_str(), 0700);
+  return xdg && *xdg ? fs::path(xdg) / "kgo" : fs::path(fmt::format("/tmp/kgo-{}", ::getuid()));
+}
+
+bool private_dir(const fs::path& dir) {
   struct stat st {};
-  if (::lstat(dir.c_str(), &st) != 0 || !S_ISDIR(st.st_mode) || st.st_uid != ::getuid() ||
-      (st.st_mode & 077) != 0) {
+  return ::lstat(dir.c_str(), &st) == 0 && S_ISDIR(st.st_mode) && st.st_uid == ::getuid() && (st.st_mode & 077) == 0;
+}
+
+fs::path socket_dir() {
+  fs::path dir = socket_dir_path();
+  ::mkdir(dir.c_str(), 0700);
+  if (!private_dir(dir)) {
     throw Error(fmt::format("{} is not a private folder of this user (mode 0700, owned by uid {}); remove it "
                             "or set XDG_RUNTIME_DIR",
                             dir.string(), ::getuid()),
@@ -78,14 +85,31 @@ nlohmann::json ping(const fs::path& socket) {
 
 }  // namespace
 
-fs::path daemon_socket(const PythonInterpreter& py) {
+namespace {
+
+std::string socket_name(const PythonInterpreter& py) {
   const char* cvd = std::getenv("CUDA_VISIBLE_DEVICES");
   std::error_code ec;
   fs::path python = fs::weakly_canonical(py.resolved, ec);  // one daemon for every symlink to it
   if (ec) python = py.resolved;
   std::string key = core::sha256_hex(python.string() + "\n" + harness_script().string() + "\n" +
                                      (cvd ? cvd : "<unset>"));
-  fs::path socket = socket_dir() / ("harness-" + key.substr(0, 16) + ".sock");
+  return "harness-" + key.substr(0, 16) + ".sock";
+}
+
+}  // namespace
+
+std::optional<fs::path> find_daemon_socket(const PythonInterpreter& py) {
+  fs::path dir = socket_dir_path();
+  if (!private_dir(dir)) return std::nullopt;  // never talk to a socket others could have placed
+  fs::path socket = dir / socket_name(py);
+  std::error_code ec;
+  if (!fs::exists(fs::symlink_status(socket, ec))) return std::nullopt;
+  return socket;
+}
+
+fs::path daemon_socket(const PythonInterpreter& py) {
+  fs::path socket = socket_dir() / socket_name(py);
   if (socket.native().size() >= sizeof(sockaddr_un{}.sun_path)) {
     throw Error("the warm harness's socket path " + socket.string() + " is too long for a Unix socket; set "
                 "XDG_RUNTIME_DIR to a shorter folder",

@@ -14,6 +14,10 @@
 
 namespace kgo::harness {
 
+// The running daemon's socket for `py`, if there is one in a private folder (no side effects; for
+// callers that only want to use a daemon that is already there).
+std::optional<std::filesystem::path> find_daemon_socket(const PythonInterpreter& py);
+
 // The socket path for `py` under $XDG_RUNTIME_DIR/kgo, else /tmp/kgo-<uid> (created 0700; a folder
 // owned by another user or open to others is refused with harness_error).
 std::filesystem::path daemon_socket(const PythonInterpreter& py);

@@ -100,12 +100,16 @@ def test_idle_daemon_exits(runtime):
     assert not run_kgo("harness", "status", "--json", env=runtime).json()["running"]
 
 
-def test_a_shared_socket_folder_is_refused(tmp_path):
+def test_a_shared_socket_folder_is_refused(tmp_path, workspace):
     d = tmp_path / "run"
     (d / "kgo").mkdir(parents=True)
     os.chmod(d / "kgo", 0o777)
-    r = run_kgo("harness", "start", "--device", "cpu", env={"XDG_RUNTIME_DIR": str(d)})
+    env = {"XDG_RUNTIME_DIR": str(d), "KGO_HARNESS_DAEMON": "1"}
+    r = run_kgo("harness", "start", "--device", "cpu", env=env)
     assert r.rc == 20 and "not a private folder" in r.err
+    # Commands never use a socket in such a folder: they run the harness in a fresh process.
+    j = check(workspace, env)
+    assert j["verdict"] == "PASS" and not j["harness"]["worker"]["warm"]
 
 
 def test_a_socket_path_too_long_is_refused(tmp_path):
