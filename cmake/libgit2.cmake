@@ -31,7 +31,7 @@ if(KGO_LIBGIT2_STATIC)
     set(kgo_static_libs ${kgo_archives} ${KGO_GSSAPI} Threads::Threads ${CMAKE_DL_LIBS} rt)
     include(CheckCXXSourceCompiles)
     set(CMAKE_REQUIRED_INCLUDES ${LIBGIT2_INCLUDE_DIRS})
-    set(CMAKE_REQUIRED_LIBRARIES ${kgo_archives} ${KGO_GSSAPI} pthread ${CMAKE_DL_LIBS} rt)
+    set(CMAKE_REQUIRED_LIBRARIES ${kgo_static_libs})
     check_cxx_source_compiles("#include <git2.h>
       int main() { git_libgit2_init(); git_repository* r = nullptr;
                    return git_repository_open(&r, \".\") + git_libgit2_shutdown(); }" KGO_LIBGIT2_STATIC_LINKS)

@@ -214,17 +214,18 @@ void declarations(const std::string& text, std::vector<std::pair<std::string, st
   }
 }
 
-// True when every wiki file matches its cache entry by size and mtime, none is new or gone, and
-// none is recent enough to share the cache's mtime tick.
+// True when cache entry `e` still describes `f`: same size and mtime, and `f` not edited within 2 s
+// before the cache was written (such an edit may share the cache's mtime tick).
+bool unchanged(const Cache& c, const CachedFile& e, const WikiFile& f) {
+  return e.size == f.size && e.mtime_ns == f.mtime_ns && f.mtime_ns < c.written_ns - 2'000'000'000LL;
+}
+
+// True when every wiki file is unchanged since the cache was written and none is new or gone.
 bool cache_current(const Cache& c, const std::vector<WikiFile>& files) {
   if (files.size() != c.files.size()) return false;
-  const std::int64_t racy_after = c.written_ns - 2'000'000'000LL;
   for (const auto& f : files) {
     auto it = c.files.find(f.rel);
-    if (it == c.files.end() || it->second.size != f.size || it->second.mtime_ns != f.mtime_ns ||
-        f.mtime_ns >= racy_after) {
-      return false;
-    }
+    if (it == c.files.end() || !unchanged(c, it->second, f)) return false;
   }
   return true;
 }
@@ -245,8 +246,6 @@ WikiIndex WikiIndex::load(const WikiLocation& wiki) {
   if (!path.empty()) {
     if (auto text = core::try_read_file(path)) old = deserialize(*text, root, pid);
   }
-  // Files edited less than 2 s before the cache was written may share its mtime tick.
-  const std::int64_t racy_after = old ? old->written_ns - 2'000'000'000LL : 0;
   Cache fresh;
   fresh.parser_id = pid;
   bool dirty = !old;
@@ -256,7 +255,7 @@ WikiIndex WikiIndex::load(const WikiLocation& wiki) {
       auto it = old->files.find(f.rel);
       if (it != old->files.end()) prev = &it->second;
     }
-    if (prev && prev->size == f.size && prev->mtime_ns == f.mtime_ns && f.mtime_ns < racy_after) {
+    if (prev && unchanged(*old, *prev, f)) {
       fresh.files.emplace(f.rel, std::move(*prev));
       continue;
     }
@@ -269,7 +268,7 @@ WikiIndex WikiIndex::load(const WikiLocation& wiki) {
     entry.sha = sha;
     if (prev && prev->sha == sha) {
       entry.index = std::move(prev->index);
-      dirty = dirty || prev->size != f.size || prev->mtime_ns != f.mtime_ns || f.mtime_ns >= racy_after;
+      dirty = dirty || !unchanged(*old, *prev, f);
     } else {
       entry.index = parse_file(f.rel, *text);
       dirty = true;
@@ -342,16 +341,12 @@ std::string wiki_fingerprint(const fs::path& root) {
       cache = deserialize(*text, root, parser_id(), &none);
     }
   }
-  const std::int64_t racy_after = cache ? cache->written_ns - 2'000'000'000LL : 0;
   std::string manifest;
   for (const auto& f : list_wiki_files(root)) {
     std::string sha;
     if (cache) {
       auto it = cache->files.find(f.rel);
-      if (it != cache->files.end() && it->second.size == f.size && it->second.mtime_ns == f.mtime_ns &&
-          f.mtime_ns < racy_after) {
-        sha = it->second.sha;
-      }
+      if (it != cache->files.end() && unchanged(*cache, it->second, f)) sha = it->second.sha;
     }
     if (sha.empty()) sha = core::sha256_hex(core::try_read_file(f.path).value_or(""));
     manifest += f.rel + " " + sha + "\n";

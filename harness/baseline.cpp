@@ -116,7 +116,8 @@ BaselineReport run_baseline(const fs::path& ws, const BaselineOptions& o) {
   Target target = workspace_target(ws, cfg, o.target);
   if (target.device == "cpu" && o.target.device == "auto") {
     throw Error("kgo baseline measures the kernel on a GPU and none is visible (the NVIDIA driver lists none, "
-                "or CUDA_VISIBLE_DEVICES hides them); run it on the GPU machine, or pass --device cpu to commit a correctness-only baseline checked with the "
+                "or CUDA_VISIBLE_DEVICES hides them); run it on the GPU machine, or pass --device cpu to commit a "
+                "correctness-only baseline checked with the "
                 "Triton interpreter",
                 ExitCode::no_gpu);
   }

@@ -43,8 +43,6 @@ std::string last_json_line(const std::string& out) {
   return out.substr(start == std::string::npos ? 0 : start + 1, end + 1 - (start == std::string::npos ? 0 : start + 1));
 }
 
-HarnessOutcome finish(const HarnessCall& call, HarnessOutcome& o, const std::string& out, int exit_code);
-
 // `o` with a result kgo wrote itself: the harness was killed or never answered.
 HarnessOutcome synthesized(const HarnessCall& call, HarnessOutcome o, const std::string& verdict,
                            const std::string& message) {
@@ -57,6 +55,35 @@ HarnessOutcome synthesized(const HarnessCall& call, HarnessOutcome o, const std:
               {"error", nullptr},
               {"synthesized_by_kgo", true},
               {"warnings", nlohmann::json::array()}};
+  return o;
+}
+
+HarnessOutcome finish(const HarnessCall& call, HarnessOutcome o, const std::string& out, int exit_code) {
+  // One JSON object on stdout (pretty or compact); a stray line before it must not hide it.
+  nlohmann::json result = nlohmann::json::parse(out, nullptr, false);
+  for (size_t pos = out.find("\n{"); result.is_discarded() && pos != std::string::npos;
+       pos = out.find("\n{", pos + 1)) {
+    result = nlohmann::json::parse(out.substr(pos + 1), nullptr, false);
+  }
+  if (result.is_discarded()) result = nlohmann::json::parse(last_json_line(out), nullptr, false);
+  if (!result.is_object() || !result.contains("verdict")) {
+    throw Error(fmt::format("the Python harness ({} {}) exited with status {} without a result; "
+                            "this is a bug in kgo's harness or a broken Python environment (try "
+                            "`kgo env`). Its last stderr lines:\n{}",
+                            call.python.resolved.string(), call.command, exit_code,
+                            o.stderr_tail.empty() ? "(none)" : o.stderr_tail),
+                ExitCode::harness_error);
+  }
+  std::string verdict = jstr(result, "verdict");
+  if (verdict == "ERROR") {
+    std::string err = jstr(result, "error", jstr(result, "message", "?"));
+    throw Error("the harness rejected the " + call.command + " request: " + err, ExitCode::harness_error);
+  }
+  if (verdict != "PASS" && verdict != "FAIL" && verdict != "TIMEOUT_FAIL" && verdict != "CRASH") {
+    throw Error("the harness returned an unknown verdict '" + verdict + "'", ExitCode::harness_error);
+  }
+  o.result = std::move(result);
+  o.verdict = verdict;
   return o;
 }
 
@@ -94,7 +121,6 @@ HarnessOutcome run_harness(const HarnessCall& call) {
     auto t0 = std::chrono::steady_clock::now();
     DaemonReply r = daemon_call(socket, request.dump() + "\n", timeout);
     o.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    o.via_daemon = r.kind != DaemonReply::Kind::absent;
     if (r.kind == DaemonReply::Kind::timed_out) {
       return synthesized(call, o, "TIMEOUT_FAIL",
                          fmt::format("the warm harness did not answer within kgo's outer limit of {:.0f} s and "
@@ -132,38 +158,5 @@ HarnessOutcome run_harness(const HarnessCall& call) {
   }
   return finish(call, o, p.out, p.exit_code);
 }
-
-namespace {
-
-HarnessOutcome finish(const HarnessCall& call, HarnessOutcome& o, const std::string& out, int exit_code) {
-  // One JSON object on stdout (pretty or compact); a stray line before it must not hide it.
-  nlohmann::json result = nlohmann::json::parse(out, nullptr, false);
-  for (size_t pos = out.find("\n{"); result.is_discarded() && pos != std::string::npos;
-       pos = out.find("\n{", pos + 1)) {
-    result = nlohmann::json::parse(out.substr(pos + 1), nullptr, false);
-  }
-  if (result.is_discarded()) result = nlohmann::json::parse(last_json_line(out), nullptr, false);
-  if (!result.is_object() || !result.contains("verdict")) {
-    throw Error(fmt::format("the Python harness ({} {}) exited with status {} without a result; "
-                            "this is a bug in kgo's harness or a broken Python environment (try "
-                            "`kgo env`). Its last stderr lines:\n{}",
-                            call.python.resolved.string(), call.command, exit_code,
-                            o.stderr_tail.empty() ? "(none)" : o.stderr_tail),
-                ExitCode::harness_error);
-  }
-  std::string verdict = jstr(result, "verdict");
-  if (verdict == "ERROR") {
-    std::string err = jstr(result, "error", jstr(result, "message", "?"));
-    throw Error("the harness rejected the " + call.command + " request: " + err, ExitCode::harness_error);
-  }
-  if (verdict != "PASS" && verdict != "FAIL" && verdict != "TIMEOUT_FAIL" && verdict != "CRASH") {
-    throw Error("the harness returned an unknown verdict '" + verdict + "'", ExitCode::harness_error);
-  }
-  o.result = std::move(result);
-  o.verdict = verdict;
-  return std::move(o);
-}
-
-}  // namespace
 
 }  // namespace kgo::harness

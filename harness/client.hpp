@@ -30,7 +30,6 @@ struct HarnessOutcome {
   nlohmann::json result;      // the harness's result, or one kgo synthesised (see synthesized)
   std::string verdict;        // PASS FAIL TIMEOUT_FAIL CRASH
   bool synthesized = false;   // kgo wrote the result: the harness was killed or timed out
-  bool via_daemon = false;    // answered by the warm harness (`kgo harness start`)
   std::string stderr_tail;    // the last lines the harness wrote to stderr
   double seconds = 0;
 };

@@ -54,13 +54,18 @@ fs::path socket_dir() {
 
 fs::path pid_file(const fs::path& socket) { return fs::path(socket).replace_extension(".pid"); }
 
+// Removes what a daemon that is gone leaves behind: its socket and pid files.
+void forget(const fs::path& socket) {
+  std::error_code ec;
+  fs::remove(socket, ec);
+  fs::remove(pid_file(socket), ec);
+}
+
 void kill_daemon(const fs::path& socket) {
   auto text = core::try_read_file(pid_file(socket));
   long pid = text ? std::strtol(text->c_str(), nullptr, 10) : 0;
   if (pid > 1) ::kill(static_cast<pid_t>(-pid), SIGKILL);  // it leads its own session and group
-  std::error_code ec;
-  fs::remove(socket, ec);
-  fs::remove(pid_file(socket), ec);
+  forget(socket);
 }
 
 int connect_to(const fs::path& socket) {
@@ -82,10 +87,6 @@ nlohmann::json ping(const fs::path& socket) {
   if (r.kind != DaemonReply::Kind::answered) return nullptr;
   return nlohmann::json::parse(r.line, nullptr, false);
 }
-
-}  // namespace
-
-namespace {
 
 std::string socket_name(const PythonInterpreter& py) {
   const char* cvd = std::getenv("CUDA_VISIBLE_DEVICES");
@@ -124,10 +125,7 @@ DaemonReply daemon_call(const fs::path& socket, const std::string& line, std::ch
   if (!fs::exists(fs::symlink_status(socket, ec))) return r;
   int fd = connect_to(socket);
   if (fd < 0) {
-    if (errno == ECONNREFUSED) {  // nobody listens: a daemon that died without cleaning up
-      fs::remove(socket, ec);
-      fs::remove(pid_file(socket), ec);
-    }
+    if (errno == ECONNREFUSED) forget(socket);  // nobody listens: a daemon that died without cleaning up
     return r;
   }
   const auto deadline = Clock::now() + timeout;
@@ -231,10 +229,9 @@ DaemonStatus start_daemon(const PythonInterpreter& py, double idle_s, const std:
 
 bool stop_daemon(const PythonInterpreter& py, std::chrono::milliseconds grace) {
   fs::path socket = daemon_socket(py);
-  std::error_code ec;
-  if (!fs::exists(fs::symlink_status(socket, ec))) return false;
   DaemonReply r = daemon_call(socket, R"({"command": "shutdown"})" "\n", grace);
   if (r.kind == DaemonReply::Kind::absent) return false;
+  std::error_code ec;
   const auto deadline = Clock::now() + grace;
   while (fs::exists(fs::symlink_status(socket, ec)) && Clock::now() < deadline) std::this_thread::sleep_for(20ms);
   if (fs::exists(fs::symlink_status(socket, ec))) kill_daemon(socket);
