@@ -20,12 +20,17 @@ struct HarnessOptions {
 };
 
 nlohmann::json status_json(const harness::DaemonStatus& s) {
-  return {{"running", s.running},     {"started", s.started},   {"socket", s.socket.string()},
+  return {{"running", s.running},     {"busy", s.busy},         {"started", s.started},
+          {"socket", s.socket.string()},
           {"log", s.log.string()},    {"daemon", s.info},       {"warmup", s.warmup}};
 }
 
 std::string status_text(const harness::DaemonStatus& s) {
   if (!s.running) return "warm harness: not running (kgo harness start)\n";
+  if (s.busy) {
+    return fmt::format("warm harness: running, busy with a request\n  socket {}\n  log {}\n", s.socket.string(),
+                       s.log.string());
+  }
   const auto& i = s.info;
   std::string worker = i.contains("worker") && i["worker"].is_object()
                            ? fmt::format("worker on {}", i["worker"].value("device", "?"))

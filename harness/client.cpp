@@ -122,6 +122,7 @@ HarnessOutcome run_harness(const HarnessCall& call) {
     DaemonReply r = daemon_call(socket, request.dump() + "\n", timeout);
     o.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     if (r.kind == DaemonReply::Kind::timed_out) {
+      kill_daemon(socket);
       return synthesized(call, o, "TIMEOUT_FAIL",
                          fmt::format("the warm harness did not answer within kgo's outer limit of {:.0f} s and "
                                      "was killed with its process group",

@@ -61,13 +61,6 @@ void forget(const fs::path& socket) {
   fs::remove(pid_file(socket), ec);
 }
 
-void kill_daemon(const fs::path& socket) {
-  auto text = core::try_read_file(pid_file(socket));
-  long pid = text ? std::strtol(text->c_str(), nullptr, 10) : 0;
-  if (pid > 1) ::kill(static_cast<pid_t>(-pid), SIGKILL);  // it leads its own session and group
-  forget(socket);
-}
-
 int connect_to(const fs::path& socket) {
   sockaddr_un addr{};
   addr.sun_family = AF_UNIX;
@@ -82,11 +75,8 @@ int connect_to(const fs::path& socket) {
   return fd;
 }
 
-nlohmann::json ping(const fs::path& socket) {
-  DaemonReply r = daemon_call(socket, R"({"command": "ping"})" "\n", 10s);
-  if (r.kind != DaemonReply::Kind::answered) return nullptr;
-  return nlohmann::json::parse(r.line, nullptr, false);
-}
+// The daemon serves one connection at a time, so a busy one answers a ping only when it is done.
+DaemonReply ping(const fs::path& socket) { return daemon_call(socket, R"({"command": "ping"})" "\n", 2s); }
 
 std::string socket_name(const PythonInterpreter& py) {
   const char* cvd = std::getenv("CUDA_VISIBLE_DEVICES");
@@ -99,6 +89,13 @@ std::string socket_name(const PythonInterpreter& py) {
 }
 
 }  // namespace
+
+void kill_daemon(const fs::path& socket) {
+  auto text = core::try_read_file(pid_file(socket));
+  long pid = text ? std::strtol(text->c_str(), nullptr, 10) : 0;
+  if (pid > 1) ::kill(static_cast<pid_t>(-pid), SIGKILL);  // it leads its own session and group
+  forget(socket);
+}
 
 std::optional<fs::path> find_daemon_socket(const PythonInterpreter& py) {
   fs::path dir = socket_dir_path();
@@ -145,7 +142,6 @@ DaemonReply daemon_call(const fs::path& socket, const std::string& line, std::ch
     auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now()).count();
     if (left <= 0) {
       ::close(fd);
-      kill_daemon(socket);
       r.kind = DaemonReply::Kind::timed_out;
       return r;
     }
@@ -172,10 +168,12 @@ DaemonStatus daemon_status(const PythonInterpreter& py) {
   DaemonStatus s;
   s.socket = daemon_socket(py);
   s.log = fs::path(s.socket).replace_extension(".log");
-  nlohmann::json info = ping(s.socket);
-  if (info.is_object()) {
+  DaemonReply r = ping(s.socket);
+  if (r.kind == DaemonReply::Kind::answered) {
     s.running = true;
-    s.info = std::move(info);
+    s.info = nlohmann::json::parse(r.line, nullptr, false);
+  } else if (r.kind == DaemonReply::Kind::timed_out) {
+    s.running = s.busy = true;
   }
   return s;
 }
@@ -206,7 +204,8 @@ DaemonStatus start_daemon(const PythonInterpreter& py, double idle_s, const std:
     }
     core::write_file_atomic(pid_file(s.socket), std::to_string(pid) + "\n");
     const auto deadline = Clock::now() + 60s;
-    while (!(s.info = ping(s.socket)).is_object()) {
+    DaemonReply r;
+    while ((r = ping(s.socket)).kind != DaemonReply::Kind::answered) {
       int status = 0;
       if (::waitpid(pid, &status, WNOHANG) == pid || Clock::now() > deadline) {
         kill_daemon(s.socket);
@@ -217,13 +216,17 @@ DaemonStatus start_daemon(const PythonInterpreter& py, double idle_s, const std:
       }
       std::this_thread::sleep_for(20ms);
     }
+    s.info = nlohmann::json::parse(r.line, nullptr, false);
     s.running = true;
     s.started = true;
   }
+  if (s.busy) return s;
   nlohmann::json env = {{"protocol", 1}, {"command", "env"}, {"device", device}};
   DaemonReply r = daemon_call(s.socket, env.dump() + "\n", 300s);
   if (r.kind == DaemonReply::Kind::answered) s.warmup = nlohmann::json::parse(r.line, nullptr, false);
-  if (auto info = ping(s.socket); info.is_object()) s.info = std::move(info);
+  if (DaemonReply p = ping(s.socket); p.kind == DaemonReply::Kind::answered) {
+    s.info = nlohmann::json::parse(p.line, nullptr, false);
+  }
   return s;
 }
 
@@ -231,6 +234,7 @@ bool stop_daemon(const PythonInterpreter& py, std::chrono::milliseconds grace) {
   fs::path socket = daemon_socket(py);
   DaemonReply r = daemon_call(socket, R"({"command": "shutdown"})" "\n", grace);
   if (r.kind == DaemonReply::Kind::absent) return false;
+  if (r.kind == DaemonReply::Kind::timed_out) kill_daemon(socket);  // busy beyond the grace time
   std::error_code ec;
   const auto deadline = Clock::now() + grace;
   while (fs::exists(fs::symlink_status(socket, ec)) && Clock::now() < deadline) std::this_thread::sleep_for(20ms);

@@ -29,12 +29,16 @@ struct DaemonReply {
 };
 
 // Sends one request line to the daemon at `socket` and waits at most `timeout` for its answer.
-// A daemon that does not answer in time is killed with its process group.
+// A daemon that does not answer in time is left alone (it may be busy with another request).
 DaemonReply daemon_call(const std::filesystem::path& socket, const std::string& line,
                         std::chrono::milliseconds timeout);
 
+// Kills the daemon at `socket` with its process group and removes its socket and pid files.
+void kill_daemon(const std::filesystem::path& socket);
+
 struct DaemonStatus {
   bool running = false;
+  bool busy = false;           // running, but serving another request (no answer to a ping in time)
   bool started = false;        // start_daemon launched it (it was not already running)
   std::filesystem::path socket, log;
   nlohmann::json info;         // the daemon's ping answer: pid, served, uptime_s, worker, ...
@@ -42,7 +46,8 @@ struct DaemonStatus {
 };
 
 DaemonStatus daemon_status(const PythonInterpreter& py);
-// Starts the daemon unless one runs, then warms its worker on `device` (an env request).
+// Starts the daemon unless one runs, then warms its worker on `device` (an env request; skipped
+// when the running one is busy).
 DaemonStatus start_daemon(const PythonInterpreter& py, double idle_s, const std::string& device);
 // Asks the daemon to exit; kills it when it does not within `grace`. Returns whether one ran.
 bool stop_daemon(const PythonInterpreter& py, std::chrono::milliseconds grace);

@@ -5,12 +5,14 @@ import os
 import pathlib
 import shutil
 import socket
+import subprocess
 import tempfile
 import time
 
 import pytest
 
-from conftest import run_kgo, validate
+from conftest import KGO_BIN, SOURCE_DIR, run_kgo, validate
+from planted import sleeper
 
 CHECK = ["check", "--device", "cpu", "--shape", "64x1000", "--trials", "1", "--no-edge-shapes", "--json"]
 
@@ -75,6 +77,22 @@ def test_a_kernel_edit_is_seen_by_the_warm_worker(runtime, workspace):
     kernel.write_text(kernel.read_text().replace("tl.exp(", "tl.exp(2.0 * "))
     r = run_kgo(*CHECK, "--workspace", workspace, env=runtime)
     assert r.rc == 1 and r.json()["verdict"] == "FAIL"
+
+
+def test_a_busy_daemon_is_reported_busy_not_killed(runtime, workspace):
+    assert run_kgo("harness", "start", "--device", "cpu", env=runtime).rc == 0
+    pid = run_kgo("harness", "status", "--json", env=runtime).json()["daemon"]["pid"]
+    (workspace / "kernel.py").write_text(sleeper())
+    env = {**os.environ, "KGO_DATA_DIR": str(SOURCE_DIR), **runtime}
+    slow = subprocess.Popen([KGO_BIN, *CHECK, "--workspace", str(workspace), "--case-timeout", "14"], env=env,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    time.sleep(1.5)  # the request is in the daemon, its kernel asleep for longer than any ping waits
+    st = run_kgo("harness", "status", "--json", env=runtime).json()
+    assert st["running"] and st["busy"]
+    out, _ = slow.communicate(timeout=120)
+    assert json.loads(out)["verdict"] == "TIMEOUT_FAIL"
+    after = run_kgo("harness", "status", "--json", env=runtime).json()
+    assert after["running"] and not after["busy"] and after["daemon"]["pid"] == pid
 
 
 def test_stale_socket_falls_back_to_a_fresh_process(runtime, workspace):
