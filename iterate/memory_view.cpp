@@ -1,9 +1,5 @@
 #include "iterate/memory_view.hpp"
 
-#include <fcntl.h>
-#include <sys/stat.h>
-#include <unistd.h>
-
 #include <cstdint>
 #include <cstring>
 #include <map>
@@ -28,20 +24,6 @@ constexpr int k_cache_format = 2;
 const char* const kFacts[] = {"masked", "timestamp", "correctness", "gate", "latency_us", "tflops",
                               "bandwidth_gbps", "tflops_pct", "bandwidth_pct", "action", "commit"};
 constexpr size_t kFactCount = sizeof kFacts / sizeof kFacts[0];
-
-std::optional<std::string> read_all(const fs::path& path) {
-  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return std::nullopt;
-  struct stat st {};
-  std::string out;
-  if (::fstat(fd, &st) == 0) out.reserve(static_cast<size_t>(st.st_size));
-  char buf[65536];
-  ssize_t n;
-  while ((n = ::read(fd, buf, sizeof buf)) > 0) out.append(buf, static_cast<size_t>(n));
-  ::close(fd);
-  if (n < 0) return std::nullopt;
-  return out;
-}
 
 // Not cryptographic: it only tells whether a record changed since its row was cached.
 std::string content_key(const std::string& text) {
@@ -83,7 +65,7 @@ std::optional<double> number(const json& facts, const char* key) {
 // Facts of every record by version, through the cache: {"format", "rows": [[name, key, facts...]]}.
 std::vector<std::pair<int, json>> record_facts(const fs::path& ws) {
   fs::path cache_path = ws / ".kgo" / "memory-summary-cache.json";
-  json cache = json::parse(read_all(cache_path).value_or(""), nullptr, false);
+  json cache = json::parse(core::try_read_file(cache_path).value_or(""), nullptr, false);
   std::map<std::string, const json*> cached;
   if (cache.is_object() && cache.value("format", 0) == k_cache_format && cache["rows"].is_array()) {
     for (const auto& row : cache["rows"]) {
@@ -95,7 +77,7 @@ std::vector<std::pair<int, json>> record_facts(const fs::path& ws) {
   std::vector<std::pair<std::string, std::string>> keys;  // name, content key
   for (int n : core::record_versions(ws)) {
     std::string name = core::version_name(n) + ".json";
-    auto text = read_all(ws / "memory" / name);
+    auto text = core::try_read_file(ws / "memory" / name);
     if (!text) continue;  // removed meanwhile
     std::string key = content_key(*text);
     auto hit = cached.find(name);
