@@ -16,8 +16,6 @@ using nlohmann::json;
 
 namespace {
 
-std::string us(const std::optional<double>& v) { return v ? fmt::format("{:.2f}", *v) : "-"; }
-std::string pct(const std::optional<double>& v) { return v ? fmt::format("{:.2f}", *v) : "-"; }
 std::string ratio(const std::optional<double>& v) { return v ? fmt::format("{:.2f}x", *v) : "-"; }
 std::string sig(const std::optional<double>& v, int digits = 3) {
   return v ? fmt::format("{:.{}g}", *v, digits) : "-";
@@ -45,7 +43,7 @@ std::string render_sizes_table(const BenchReport& r) {
     const SizeUtilization* u = find_size(r.utilization, label);
     md += fmt::format("| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |\n",
                       label, jstr(s, "mode", "-"), s.value("runs", 0), us(jnum(s, "median_us")),
-                      pct(jnum(s, "median_ci_pct")), us(jnum(s, "iqr_us")), us(jnum(s, "mean_us")),
+                      us(jnum(s, "median_ci_pct")), us(jnum(s, "iqr_us")), us(jnum(s, "mean_us")),
                       us(jnum(s, "eager_us")), us(jnum(s, "compile_us")), ratio(jnum(s, "speedup_vs_eager")),
                       ratio(jnum(s, "speedup_vs_compile")), ratio(jnum(s, "speedup_vs_best")),
                       sig(jnum(s, "achieved_tbps")), sig(jnum(s, "achieved_tflops")),
@@ -135,7 +133,7 @@ std::string render_bench_text(const BenchReport& r) {
     const SizeUtilization* u = find_size(r.utilization, label);
     text += fmt::format("  {:<12} {:>6} {:>5} {:>11} {:>7} {:>9} {:>11} {:>11} {:>8} {:>8} {:>8} {:>8} {:>9}\n", label,
                         jstr(s, "mode", "-"), s.value("runs", 0), us(jnum(s, "median_us")),
-                        pct(jnum(s, "median_ci_pct")), us(jnum(s, "iqr_us")), us(jnum(s, "eager_us")),
+                        us(jnum(s, "median_ci_pct")), us(jnum(s, "iqr_us")), us(jnum(s, "eager_us")),
                         us(jnum(s, "compile_us")), ratio(jnum(s, "speedup_vs_eager")),
                         ratio(jnum(s, "speedup_vs_compile")), sig(jnum(s, "achieved_tbps")),
                         sig(jnum(s, "achieved_tflops")), u ? sig(u->pct_of_target) + "%" : "-");

@@ -1,8 +1,10 @@
 #pragma once
-// Null-tolerant readers for harness result fields (the protocol uses null for "not measured").
+// Null-tolerant readers for harness result fields (the protocol uses null for "not measured"),
+// and how reports print them.
 #include <optional>
 #include <string>
 
+#include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
 namespace kgo::harness {
@@ -31,5 +33,8 @@ inline const nlohmann::json& jobj(const nlohmann::json& j, const char* key) {
   auto it = j.find(key);
   return it != j.end() && (it->is_object() || it->is_array()) ? *it : empty;
 }
+
+// Two decimals (microseconds, percentages), or "-" when not measured.
+inline std::string us(const std::optional<double>& v) { return v ? fmt::format("{:.2f}", *v) : "-"; }
 
 }  // namespace kgo::harness

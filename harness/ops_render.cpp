@@ -16,7 +16,6 @@ using nlohmann::json;
 
 namespace {
 
-std::string us(const std::optional<double>& v) { return v ? fmt::format("{:.2f}", *v) : "-"; }
 
 std::optional<double> ratio(const std::optional<double>& num, const std::optional<double>& den) {
   if (!num || !den || *den <= 0) return std::nullopt;

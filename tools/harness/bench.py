@@ -1,6 +1,7 @@
 """`bench`: CUDA-event timing (L2 flush outside the timed region, warm-up, rotating input sets, median and
 IQR), CUDA-graph mode for launch-bound sizes, a synchronized cross-check that counts side-stream work,
 checked outputs, and PyTorch eager / torch.compile baselines timed the same way."""
+import itertools
 import math
 import statistics
 import time
@@ -22,9 +23,9 @@ def stats(samples):
 
 
 def median_ci_pct(samples):
-    """Half-width of a distribution-free (at least) 95% confidence interval of the median, in % of the median: the
-    order statistics at ranks n/2 -/+ 1.96 sqrt(n)/2 (1-based, rounded outwards). None below 6 samples,
-    where that interval would span the whole sample."""
+    """Half-width of a distribution-free (at least) 95% confidence interval of the median, in % of the
+    median: the order statistics at ranks n/2 -/+ 1.96 sqrt(n)/2 (1-based, rounded outwards). None below
+    6 samples, where that interval would span the whole sample."""
     n = len(samples)
     if n < 6:
         return None
@@ -168,16 +169,16 @@ class Timer:
     def events(self, call, sets, runs):
         outs = [None] * sets
         if self.device != "cuda":
+            calls = itertools.count()
+
             def take(k):
                 got = []
                 for _ in range(k):
-                    i = len(got) + taken[0]
+                    r = next(calls) % sets
                     t0 = time.perf_counter()
-                    outs[i % sets] = call(i % sets)
+                    outs[r] = call(r)
                     got.append((time.perf_counter() - t0) * 1e6)
-                taken[0] += k
                 return got
-            taken = [0]
             return until_precise(take, runs, self.o["precision_pct"], self.o["max_runs"]), outs
         def one(i):
             outs[i % sets] = call(i % sets)
