@@ -7,6 +7,7 @@
 
 #include "core/error.hpp"
 #include "core/process.hpp"
+#include "core/tools.hpp"
 #include "core/workspace.hpp"
 #include "harness/python.hpp"
 
@@ -65,24 +66,7 @@ void add(EnvReport& r, const std::string& name, bool ok, const std::string& deta
 
 ToolInfo find_cuda_tool(const std::string& tool) {
   ToolInfo info;
-  std::optional<fs::path> found = core::find_in_path(tool);
-  std::vector<fs::path> candidates;
-  for (const char* var : {"CUDA_PATH", "CUDA_HOME", "CUDA_ROOT"}) {
-    if (const char* v = std::getenv(var); v && *v) candidates.push_back(fs::path(v) / "bin" / tool);
-  }
-  candidates.push_back(fs::path("/usr/local/cuda/bin") / tool);
-  std::error_code ec;
-  for (const char* parent : {"/opt/nvidia", "/usr/local/cuda"}) {
-    for (auto it = fs::directory_iterator(parent, ec); !ec && it != fs::directory_iterator(); ++it) {
-      if (it->path().filename().string().rfind("nsight-compute", 0) == 0) {
-        candidates.push_back(it->path() / tool);
-      }
-    }
-  }
-  for (const auto& c : candidates) {
-    if (found) break;
-    if (fs::is_regular_file(c, ec)) found = core::find_in_path(c.string());
-  }
+  std::optional<fs::path> found = core::find_tool(tool);
   if (!found) return info;
   info.path = found->string();
   core::ProcessOptions o;
@@ -164,11 +148,11 @@ EnvReport check_env(const EnvOptions& opts) {
                       : r.smi.error);
   r.nvcc = find_cuda_tool("nvcc");
   add(r, "nvcc", !r.nvcc.path.empty(),
-      r.nvcc.path.empty() ? "nvcc not found in PATH, $CUDA_HOME/bin or /usr/local/cuda/bin; install the CUDA toolkit"
+      r.nvcc.path.empty() ? "nvcc not found in " + core::tool_search_text() + "; install the CUDA toolkit"
                           : r.nvcc.path + ": " + r.nvcc.version);
   r.ncu = find_cuda_tool("ncu");
   add(r, "ncu", !r.ncu.path.empty(),
-      r.ncu.path.empty() ? "ncu (Nsight Compute) not found in PATH or the CUDA install dirs; install Nsight Compute"
+      r.ncu.path.empty() ? "ncu (Nsight Compute) not found in " + core::tool_search_text() + "; install Nsight Compute"
                          : r.ncu.path + ": " + r.ncu.version);
   if (r.smi.available) {
     for (const auto& g : r.smi.gpus) {

@@ -49,7 +49,7 @@ struct EnvOptions {
 
 EnvReport check_env(const EnvOptions& opts);
 
-// Finds `tool` in PATH, then $CUDA_PATH/$CUDA_HOME/$CUDA_ROOT/bin, then the usual install dirs.
+// `tool` where core::find_tool finds it (the same file for every command), with its version line.
 ToolInfo find_cuda_tool(const std::string& tool);
 
 std::string render_env_markdown(const EnvReport& r);

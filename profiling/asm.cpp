@@ -9,6 +9,7 @@
 #include "core/files.hpp"
 #include "core/memory.hpp"
 #include "core/process.hpp"
+#include "core/tools.hpp"
 #include "core/txn.hpp"
 #include "core/workspace.hpp"
 #include "harness/gpu_info.hpp"
@@ -67,7 +68,7 @@ struct Tools {
 };
 
 Tools nvidia_tools(const std::vector<fs::path>& extra) {
-  return {find_tool("cuobjdump", extra), find_tool("nvdisasm", extra), find_tool("ptxas", extra)};
+  return {core::find_tool("cuobjdump", extra), core::find_tool("nvdisasm", extra), core::find_tool("ptxas", extra)};
 }
 
 // SASS of a cubin (cuobjdump -sass, else nvdisasm); "" when neither tool exists.
@@ -148,10 +149,11 @@ AsmResult run_asm(const fs::path& ws, const AsmOptions& o) {
     }
   } else if (cfg.framework == "cuda" || kernel.extension() == ".cu") {
     r.source = "nvcc";
-    auto nvcc = find_tool("nvcc");
+    auto nvcc = core::find_tool("nvcc");
     if (!nvcc) {
-      throw Error("nvcc not found in PATH or /usr/local/cuda/bin: kgo asm compiles kernel.cu with it; install "
-                  "the CUDA toolkit, or pass --file with a saved SASS/PTX",
+      throw Error("nvcc not found in " + core::tool_search_text() +
+                      ": kgo asm compiles kernel.cu with it; install the CUDA toolkit, or pass --file with a saved "
+                      "SASS/PTX",
                   ExitCode::no_gpu);
     }
     if (!fs::exists(kernel)) throw Error("kernel file " + kernel.string() + " is missing", ExitCode::kernel_missing);
@@ -246,7 +248,7 @@ AsmResult run_asm(const fs::path& ws, const AsmOptions& o) {
                   "Triton kernel?", ExitCode::failure);
     }
     if (!tools.cuobjdump && !tools.nvdisasm && r.kernels.front().ptx) {
-      r.notes.push_back("no cuobjdump or nvdisasm (PATH, /usr/local/cuda/bin, Triton's bin): SASS not read; "
+      r.notes.push_back("no cuobjdump or nvdisasm (in the CUDA tool dirs or Triton's bin): SASS not read; "
                         "the targets are checked on PTX");
     }
   }

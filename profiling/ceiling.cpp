@@ -16,6 +16,7 @@
 #include "core/files.hpp"
 #include "core/process.hpp"
 #include "core/resources.hpp"
+#include "core/tools.hpp"
 #include "gpu-wiki-index/platform.hpp"
 #include "harness/gpu_info.hpp"
 
@@ -39,14 +40,6 @@ fs::path cache_root() {
   if (const char* v = std::getenv("XDG_CACHE_HOME"); v && *v) return fs::path(v) / "kgo";
   if (const char* v = std::getenv("HOME"); v && *v) return fs::path(v) / ".cache" / "kgo";
   return fs::temp_directory_path() / "kgo-cache";
-}
-
-std::optional<fs::path> find_nvcc() {
-  if (auto p = core::find_in_path("nvcc")) return p;
-  for (const char* c : {"/usr/local/cuda/bin/nvcc", "/opt/cuda/bin/nvcc"}) {
-    if (fs::exists(c)) return fs::path(c);
-  }
-  return std::nullopt;
 }
 
 double median(std::vector<double> v) {
@@ -167,10 +160,11 @@ fs::path ensure_ceiling_binary(const std::string& compute_cap, bool* built, doub
     throw Error("no CUDA sources under " + src.string() + "; reinstall kgo", ExitCode::failure);
   }
   std::sort(sources.begin(), sources.end());
-  auto nvcc = find_nvcc();
+  auto nvcc = core::find_tool("nvcc");
   if (!nvcc) {
-    throw Error("nvcc (CUDA toolkit) not found in PATH or /usr/local/cuda/bin: kgo ceiling compiles its "
-                "benchmarks with it; install the CUDA toolkit or pass --binary with a built kgo_ceiling",
+    throw Error("nvcc (CUDA toolkit) not found in " + core::tool_search_text() +
+                    ": kgo ceiling compiles its benchmarks with it; install the CUDA toolkit or pass --binary "
+                    "with a built kgo_ceiling",
                 ExitCode::no_gpu);
   }
   std::string sm;

@@ -9,6 +9,7 @@
 #include "core/files.hpp"
 #include "core/memory.hpp"
 #include "core/strings.hpp"
+#include "core/tools.hpp"
 #include "core/txn.hpp"
 #include "core/workspace.hpp"
 #include "harness/client.hpp"
@@ -188,7 +189,7 @@ ProfileResult run_profile(const fs::path& ws, const ProfileOptions& o) {
   r.version = choose_version(ws, o.version);
   r.dir = ws / "profiles" / core::version_name(r.version);
 
-  auto ncu = o.ncu ? std::optional<fs::path>(*o.ncu) : find_tool("ncu");
+  auto ncu = o.ncu ? std::optional<fs::path>(*o.ncu) : core::find_tool("ncu");
   harness::SmiReport smi = harness::query_nvidia_smi();
   if (!smi.available) {
     throw Error("no NVIDIA GPU found (nvidia-smi: " + (smi.error.empty() ? "no GPU listed" : smi.error) +
@@ -197,8 +198,8 @@ ProfileResult run_profile(const fs::path& ws, const ProfileOptions& o) {
                 ExitCode::no_gpu);
   }
   if (!ncu || !fs::exists(*ncu)) {
-    throw Error("Nsight Compute (ncu) not found in PATH, /usr/local/cuda/bin or /opt/nvidia/nsight-compute; "
-                "install Nsight Compute or pass --ncu PATH",
+    throw Error("Nsight Compute (ncu) not found in " + core::tool_search_text() +
+                    "; install Nsight Compute or pass --ncu PATH",
                 ExitCode::no_gpu);
   }
   r.ncu_path = ncu->string();

@@ -15,24 +15,6 @@ namespace kgo::profiling {
 
 namespace fs = std::filesystem;
 
-std::optional<fs::path> find_tool(const std::string& name, const std::vector<fs::path>& extra_dirs) {
-  if (auto p = core::find_in_path(name)) return p;
-  std::vector<fs::path> dirs = {"/usr/local/cuda/bin"};
-  std::error_code ec;
-  if (name == "ncu") {
-    std::vector<fs::path> versions;
-    for (const auto& e : fs::directory_iterator("/opt/nvidia/nsight-compute", ec)) versions.push_back(e.path());
-    std::sort(versions.rbegin(), versions.rend());
-    dirs.insert(dirs.end(), versions.begin(), versions.end());
-  }
-  dirs.insert(dirs.end(), extra_dirs.begin(), extra_dirs.end());
-  for (const auto& d : dirs) {
-    fs::path p = d / name;
-    if (fs::exists(p, ec) && ::access(p.c_str(), X_OK) == 0) return p;
-  }
-  return std::nullopt;
-}
-
 HarnessRun run_once(const harness::Target& target, const std::vector<long long>& shape,
                     const std::vector<std::string>& wrapper, const std::map<std::string, std::string>& env,
                     const fs::path& scratch, int warmup, int timeout_s) {

@@ -14,11 +14,6 @@
 
 namespace kgo::profiling {
 
-// `name` from PATH, /usr/local/cuda/bin, /opt/nvidia/nsight-compute/<newest>/ (ncu) or
-// `extra_dirs`; nullopt when absent.
-std::optional<std::filesystem::path> find_tool(const std::string& name,
-                                               const std::vector<std::filesystem::path>& extra_dirs = {});
-
 struct HarnessRun {
   core::ProcessResult process;
   nlohmann::json result;  // the harness's result JSON; null when stdout held none

@@ -83,3 +83,61 @@ def test_cuda_workspace_compiles_with_nvcc(tmp_path):
     assert c["nv_global_load_128"]["met"] is True  # add_vec4's float4 loads
     assert c["nv_global_load_128"]["basis"] in ("sass", "ptx")
     assert (ws / "profiles" / "v0" / "asm" / "ptxas_report.txt").is_file()
+
+
+def _fake_nvcc(bindir):
+    """An nvcc that writes an empty cubin with a real ptxas report on stderr, and a real saved PTX."""
+    bindir.mkdir(parents=True)
+    nvcc = bindir / "nvcc"
+    nvcc.write_text(
+        "#!/bin/sh\n"
+        "out=''; mode=''\n"
+        "while [ $# -gt 0 ]; do\n"
+        "  case \"$1\" in\n"
+        "    --version) echo 'Cuda compilation tools, release 99.9, V99.9.1'; exit 0 ;;\n"
+        "    -cubin) mode=cubin ;; -ptx) mode=ptx ;; -o) out=\"$2\"; shift ;;\n"
+        "  esac; shift\n"
+        "done\n"
+        f"if [ \"$mode\" = cubin ]; then : > \"$out\"; cat '{DATA / 'sm90_fma_ptxas.txt'}' >&2;\n"
+        f"else cp '{DATA / 'h200_softmax_rows.ptx'}' \"$out\"; fi\n")
+    nvcc.chmod(0o755)
+    return nvcc
+
+
+@pytest.mark.skipif(shutil.which("nvcc", path="/usr/bin:/bin") is not None, reason="an nvcc is in /usr/bin")
+def test_env_and_asm_find_the_same_nvcc_under_cuda_home(tmp_path):
+    """One tool finder: an nvcc only under $CUDA_HOME/bin (not in PATH) is the one kgo env reports and
+    the one kgo asm compiles with."""
+    import sys
+    nvcc = _fake_nvcc(tmp_path / "cuda" / "bin")
+    env = {"PATH": "/usr/bin:/bin", "CUDA_HOME": str(tmp_path / "cuda"), "CUDA_PATH": "", "CUDA_ROOT": "",
+           "KGO_PYTHON": sys.executable}
+    parent = tmp_path / "ws"
+    parent.mkdir()
+    r = run_kgo("init", "vadd", SOURCE_DIR / "bench" / "profile_kernels" / "vector_add.cu", "--platform", "H200",
+                "--framework", "cuda", "--dir", parent, "--shape", "1048576", env=env)
+    assert r.rc == 0, r.err
+    ws = parent / "kernel_opt_vadd"
+    e = run_kgo("env", "--json", cwd=tmp_path, env=env).json()
+    assert e["nvcc"]["path"] == str(nvcc) and "99.9" in e["nvcc"]["version"]
+    r = run_kgo("asm", "--workspace", ws, "--arch", "sm_90", "--json", env=env)
+    assert r.rc == 0, r.err
+    j = r.json()
+    validate(j, "cli/asm.schema.json")
+    assert j["source"] == "nvcc" and j["resources"], j
+    assert any("cuobjdump" in n for n in j["notes"])  # none here: the targets are checked on PTX
+
+
+def test_missing_nvcc_names_every_place_searched(tmp_path):
+    if (shutil.which("nvcc", path="/usr/bin:/bin") or os.path.exists("/usr/local/cuda/bin/nvcc")
+            or os.path.exists("/opt/cuda/bin/nvcc")):
+        pytest.skip("an nvcc is installed in a standard place")
+    parent = tmp_path / "ws"
+    parent.mkdir()
+    env = {"PATH": "/usr/bin:/bin", "CUDA_HOME": str(tmp_path / "nowhere"), "CUDA_PATH": "", "CUDA_ROOT": ""}
+    r = run_kgo("init", "vadd", SOURCE_DIR / "bench" / "profile_kernels" / "vector_add.cu", "--platform", "H200",
+                "--framework", "cuda", "--dir", parent, "--shape", "1048576", env=env)
+    assert r.rc == 0, r.err
+    r = run_kgo("asm", "--workspace", parent / "kernel_opt_vadd", "--json", env=env)
+    assert r.rc == 23, r.err
+    assert "$CUDA_HOME/bin" in r.err and "/usr/local/cuda/bin" in r.err and "--file" in r.err
