@@ -80,8 +80,7 @@ void walk(int dir_fd, const std::string& prefix, const fs::path& root, std::vect
       if (sub >= 0) walk(sub, prefix + std::string(name) + "/", root, out);
       continue;
     }
-    bool wanted = (name.size() > 3 && name.substr(name.size() - 3) == ".md") ||
-                  (name.size() > 5 && name.substr(name.size() - 5) == ".json");
+    bool wanted = wiki_file_name(name);
     if (!S_ISREG(st.st_mode) || !wanted) continue;
     WikiFile f;
     f.rel = prefix + std::string(name);

@@ -34,8 +34,24 @@ FileIndex parse_markdown(const std::string& rel, std::string_view text);
 // or a list of such records, or {"records": [...]}. Files without "facts" are not records.
 FileIndex parse_json_records(const std::string& rel, std::string_view text);
 
-// Dispatches on the extension (.md / .json); other files give an empty FileIndex.
+// Text dumps of device-query tools, recognised by their content wherever they sit.
+enum class DumpTool { none, device_query, nvidia_smi, rocminfo };
+DumpTool detect_dump(std::string_view text);
+// A dump's devices as products and the figures the tool states with fixed labels (SM count, L2,
+// shared memory per SM, clocks, ...); tool output that states no hardware figure is ignored.
+FileIndex parse_dump(const std::string& rel, std::string_view text);
+
+// YAML spec files: block mappings and sequences of scalars. Records are read as JSON records
+// are (see parse_tree below); comments and flow collections are handled, anchors are not.
+FileIndex parse_yaml(const std::string& rel, std::string_view text);
+
+// One reader per format, chosen by the file's content and extension: markdown (.md), JSON
+// (.json), YAML (.yaml/.yml) and tool dumps (any .txt/.log file, or a .md holding one in a
+// code block is still markdown). Other files give an empty FileIndex.
 FileIndex parse_file(const std::string& rel, std::string_view text);
+
+// True when list_wiki_files() keeps a file of this name.
+bool wiki_file_name(std::string_view name);
 
 // A .md / .json file of a wiki (hidden folders and symlinks skipped), sorted by `rel`.
 struct WikiFile {

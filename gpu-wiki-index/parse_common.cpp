@@ -103,7 +103,15 @@ bool product_like(std::string_view cell) {
     if (lower(s).find(std::string(" ") + bad) != std::string::npos) return false;
   }
   if (letters == "L" && m[2].str().size() == 1 && m[2].str()[0] <= '3') return false;
-  if (!metrics_from_text(s).empty()) return false;  // "L2 Cache", "FP8 Tensor"
+  // "L2 Cache", "FP8 Tensor" name metrics; a memory edition after the model ("H100 80GB HBM3",
+  // as drivers name the part) does not.
+  std::string model = s;
+  for (size_t sp = model.rfind(' '); sp != std::string::npos; sp = model.rfind(' ')) {
+    std::string w = lower(model.substr(sp + 1));
+    if (w.rfind("hbm", 0) != 0 && w.rfind("gddr", 0) != 0) break;
+    model = model.substr(0, sp);
+  }
+  if (!metrics_from_text(model).empty()) return false;
   return true;
 }
 
@@ -319,13 +327,30 @@ void declare_product(FileIndex& out, const std::string& name, const std::string&
   out.products.push_back(ProductDecl{name, arch});
 }
 
+namespace {
+
+bool ends_with_ci(std::string_view name, std::string_view ext) {
+  if (name.size() < ext.size()) return false;
+  for (size_t i = 0; i < ext.size(); ++i) {
+    if (std::tolower(static_cast<unsigned char>(name[name.size() - ext.size() + i])) != ext[i]) return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+bool wiki_file_name(std::string_view name) {
+  for (std::string_view ext : {".md", ".markdown", ".json", ".yaml", ".yml", ".txt", ".log"}) {
+    if (ends_with_ci(name, ext)) return true;
+  }
+  return false;
+}
+
 FileIndex parse_file(const std::string& rel, std::string_view text) {
-  auto ends = [&](const char* ext) {
-    std::string e = ext;
-    return rel.size() >= e.size() && lower(rel.substr(rel.size() - e.size())) == e;
-  };
-  if (ends(".md")) return parse_markdown(rel, text);
-  if (ends(".json")) return parse_json_records(rel, text);
+  if (ends_with_ci(rel, ".md") || ends_with_ci(rel, ".markdown")) return parse_markdown(rel, text);
+  if (ends_with_ci(rel, ".json")) return parse_json_records(rel, text);
+  if (ends_with_ci(rel, ".yaml") || ends_with_ci(rel, ".yml")) return parse_yaml(rel, text);
+  if (ends_with_ci(rel, ".txt") || ends_with_ci(rel, ".log")) return parse_dump(rel, text);
   return {};
 }
 

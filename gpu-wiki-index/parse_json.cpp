@@ -7,6 +7,7 @@
 
 #include "gpu-wiki-index/metrics.hpp"
 #include "gpu-wiki-index/parse_common.hpp"
+#include "gpu-wiki-index/parse_tree.hpp"
 #include "gpu-wiki-index/units.hpp"
 
 namespace kgo::wiki {
@@ -164,35 +165,6 @@ void record(FileIndex& out, const std::string& rel, const nlohmann::json& rec, c
   }
 }
 
-// A record key with its unit as a suffix ("capacity_gb", "register_file_kb_per_sm",
-// "l2_cache_mb") -> a label ("register file per sm") and the unit ("KB").
-std::pair<std::string, std::string> key_label(const std::string& key) {
-  static const std::vector<std::pair<std::string, std::string>> units = {
-      {"kb", "KB"}, {"kib", "KiB"}, {"mb", "MB"}, {"mib", "MiB"}, {"gb", "GB"}, {"gib", "GiB"},
-      {"tbps", "TB/s"}, {"gbps", "GB/s"}, {"mhz", "MHz"}, {"ghz", "GHz"}, {"w", "W"}, {"watts", "W"},
-      {"tflops", "TFLOPS"}, {"tops", "TOPS"}, {"bytes", "B"}};
-  std::vector<std::string> words;
-  std::string unit;
-  size_t start = 0;
-  while (start <= key.size()) {
-    size_t us = key.find('_', start);
-    if (us == std::string::npos) us = key.size();
-    std::string w = key.substr(start, us - start);
-    bool is_unit = false;
-    for (const auto& [suffix, u] : units) {
-      if (w == suffix && unit.empty()) {
-        unit = u;
-        is_unit = true;
-      }
-    }
-    if (!is_unit && !w.empty()) words.push_back(w);
-    start = us + 1;
-  }
-  std::string label;
-  for (const auto& w : words) label += (label.empty() ? "" : " ") + w;
-  return {label, unit};
-}
-
 // An atrex-style hardware record: {"identity": {"product", "arch"}, "type": "spec-sheet",
 // "facts": {"peak_compute": [{dtype, unit, unit_kind, dense, sparse_2to4}], "memory": {...},
 // "compute_units": {...}}}. Section keys carry their unit as a suffix; null values are gaps.
@@ -242,6 +214,29 @@ void hw_record(FileIndex& out, const std::string& rel, const nlohmann::json& rec
   }
 }
 
+// The document as a tree with the line of every scalar, for the schema-free reader.
+TreeNode to_tree(const nlohmann::json& j, const std::string& ptr, const std::map<std::string, Position>& pos) {
+  TreeNode n;
+  auto p = pos.find(ptr);
+  n.line = p == pos.end() ? 1 : p->second.line;
+  if (j.is_object() || j.is_array()) {
+    n.kind = j.is_object() ? TreeNode::Kind::map : TreeNode::Kind::list;
+    size_t k = 0;
+    for (const auto& [key, v] : j.items()) {
+      std::string child = ptr + "/" + (j.is_object() ? key : std::to_string(k));
+      auto node = to_tree(v, child, pos);
+      if (n.line == 1 || node.line < n.line) n.line = node.line;
+      n.items.emplace_back(j.is_object() ? key : "", std::move(node));
+      ++k;
+    }
+  } else if (!j.is_null()) {
+    n.kind = TreeNode::Kind::scalar;
+    n.quoted = j.is_string();
+    n.text = j.is_string() ? j.get<std::string>() : (p == pos.end() ? j.dump() : p->second.raw);
+  }
+  return n;
+}
+
 }  // namespace
 
 FileIndex parse_json_records(const std::string& rel, std::string_view text) {
@@ -264,10 +259,12 @@ FileIndex parse_json_records(const std::string& rel, std::string_view text) {
     for (size_t k = 0; k < doc["records"].size(); ++k) {
       if (is_record(doc["records"][k])) record(out, rel, doc["records"][k], "/records/" + std::to_string(k), pos);
     }
-  } else if (doc.is_array()) {
+  } else if (doc.is_array() && !doc.empty() && is_record(doc[0])) {
     for (size_t k = 0; k < doc.size(); ++k) {
       if (is_record(doc[k])) record(out, rel, doc[k], "/" + std::to_string(k), pos);
     }
+  } else {
+    tree_facts(out, rel, to_tree(doc, "", pos));  // any other schema
   }
   return out;
 }

@@ -48,13 +48,14 @@ class MarkdownParser {
         continue;
       }
       std::string body = quoted(t);
-      if (body.rfind("|", 0) == 0 && i + 1 < lines.size() &&
+      // A table: a header row and a `---|---` line, with or without outer pipes.
+      if (table_row(body) && i + 1 < lines.size() && table_row(quoted(trim(lines[i + 1]))) &&
           is_separator_row(split_row(quoted(trim(lines[i + 1]))))) {
         Table tab;
         tab.header_line = line_no;
         tab.header = split_row(body);
         i += 2;
-        while (i < lines.size() && quoted(trim(lines[i])).rfind("|", 0) == 0) {
+        while (i < lines.size() && table_row(quoted(trim(lines[i])))) {
           tab.rows.push_back(Row{static_cast<int>(i) + 1, lines[i], split_row(quoted(trim(lines[i])))});
           ++i;
         }
@@ -114,6 +115,13 @@ class MarkdownParser {
       prev_blank = blank;
       l = out;
     }
+  }
+
+  // A line that can be a table row: it has a `|` outside code spans that is not escaped.
+  static bool table_row(const std::string& t) {
+    if (t.empty() || t.find('|') == std::string::npos) return false;
+    if (t.front() == '|') return true;
+    return split_row(t).size() >= 2;
   }
 
   static std::string quoted(const std::string& t) {

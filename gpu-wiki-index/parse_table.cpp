@@ -1,5 +1,6 @@
 #include "gpu-wiki-index/parse_table.hpp"
 
+#include <algorithm>
 #include <cctype>
 
 #include "core/strings.hpp"
@@ -61,7 +62,40 @@ class TableParser {
     for (size_t c = 0; c < h.size(); ++c) {
       if (product_column(h[c])) return products_as_rows(tab, c);
     }
+    if (auto c = product_cells_column(tab)) return products_as_rows(tab, *c);
     metrics_as_rows(tab);
+  }
+
+  // A column whose header names nothing known but whose cells are product names, in any
+  // position ("| Vendor | Card | HBM BW |"): most of its rows (and at least two) name products.
+  // Another column's header must name a metric, and a model number has two digits or more
+  // ("WG0", "MXFP8" and "NVFP4" in a first column name no products).
+  static std::optional<size_t> product_cells_column(const Table& tab) {
+    if (tab.rows.size() < 2) return std::nullopt;
+    size_t metric_headers = 0;
+    for (const auto& h : tab.header) metric_headers += metrics_from_text(h).empty() ? 0 : 1;
+    if (metric_headers == 0) return std::nullopt;
+    auto model = [](const std::string& cell) {
+      std::string s = plain_text(cell);
+      size_t digits = 0, run = 0;
+      for (char ch : s) {
+        run = std::isdigit(static_cast<unsigned char>(ch)) ? run + 1 : 0;
+        digits = std::max(digits, run);
+      }
+      return digits >= 2 && product_like(s);
+    };
+    for (size_t c = 0; c < tab.header.size(); ++c) {
+      if (!metrics_from_text(tab.header[c]).empty() || unit_in_text(tab.header[c]) ||
+          workload_column(tab.header[c])) {
+        continue;  // "| Version | ... |" of FA1, FA2 names kernels, not products
+      }
+      size_t named = 0;
+      for (const auto& r : tab.rows) {
+        if (c < r.cells.size() && model(r.cells[c])) ++named;
+      }
+      if (named >= 2 && named * 2 > tab.rows.size()) return c;
+    }
+    return std::nullopt;
   }
 
   // A row kgo did not index: report it when it looks like it states a spec.
