@@ -65,7 +65,7 @@ def slurm(tmp):
         return
     with slurm_cluster.Cluster() as c:
         d = tmp / "slurm"
-        s = spec(tmp, "slurm", SLURM_JOBS, "check", step_args={"check": ["--trials", "1", "--no-edge-shapes"]})
+        s = spec(tmp, "slurm", SLURM_JOBS, "check", step_args={"check": ["--trials", "1"]})
         p, wall = kgo("sweep", "run", s, "--dir", d, "--backend", "slurm", "--wait", "--quiet",
                       env=dict(ENV, **{"SLURM_CONF": c.env["SLURM_CONF"]}))
         own = job_seconds(d)

@@ -7,6 +7,7 @@
 
 #include "cli/commands.hpp"
 #include "core/error.hpp"
+#include "core/lock.hpp"
 #include "sweep/backend.hpp"
 #include "sweep/collect.hpp"
 #include "sweep/job.hpp"
@@ -41,6 +42,10 @@ void run(SweepOptions& o, Context& ctx) {
   o.run.progress = !o.quiet && !ctx.json;
   std::filesystem::path dir = o.dir.empty() ? std::filesystem::path(o.spec.stem().string() + ".sweep") : o.dir;
   sweep::Sweep s = sweep::expand_spec(o.spec, dir);
+  std::filesystem::create_directories(s.dir);
+  // Two runners on one folder would run every job twice and race on its results.
+  core::FileLock runner(s.dir / ".runner.lock", "sweep folder " + s.dir.string() + " (a kgo sweep run is using it)",
+                        std::chrono::milliseconds(0));
   sweep::save_or_match_plan(s);
   sweep::RunSummary r = o.run.backend == "local" ? sweep::run_local(s, o.run) : sweep::run_slurm(s, o.run);
   std::string text = fmt::format("sweep '{}' ({}): {} jobs, {} had a result, {} {} now", s.name, r.backend, r.jobs,

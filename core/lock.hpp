@@ -3,19 +3,30 @@
 // destruction or process death. A second kgo waits up to `wait`, then fails with ExitCode::locked.
 #include <chrono>
 #include <filesystem>
+#include <string>
 
 namespace kgo::core {
+
+// An exclusive flock on `file` (created if absent, never through a symlink); `what` names the locked
+// thing in the ExitCode::locked error raised after waiting `wait`.
+class FileLock {
+ public:
+  FileLock(const std::filesystem::path& file, const std::string& what, std::chrono::milliseconds wait);
+  ~FileLock();
+  FileLock(const FileLock&) = delete;
+  FileLock& operator=(const FileLock&) = delete;
+
+ private:
+  int m_fd = -1;
+};
 
 class WorkspaceLock {
  public:
   WorkspaceLock(const std::filesystem::path& workspace,
                 std::chrono::milliseconds wait = std::chrono::seconds(10));
-  ~WorkspaceLock();
-  WorkspaceLock(const WorkspaceLock&) = delete;
-  WorkspaceLock& operator=(const WorkspaceLock&) = delete;
 
  private:
-  int m_fd = -1;
+  FileLock m_lock;
 };
 
 }  // namespace kgo::core

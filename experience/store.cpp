@@ -7,7 +7,8 @@
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
-#include <sstream>
+#include <algorithm>
+#include <string_view>
 
 #include "core/error.hpp"
 #include "core/files.hpp"
@@ -151,14 +152,16 @@ Loaded load(const fs::path& dir) {
   auto lines = [&](const char* file, auto&& each) {
     auto text = core::try_read_file(dir / file);
     if (!text) return;
-    std::istringstream in(*text);
-    std::string line;
+    std::string_view all(*text);
     int no = 0;
-    while (std::getline(in, line)) {
+    for (size_t pos = 0; pos < all.size();) {
+      size_t end = std::min(all.find('\n', pos), all.size());
+      std::string_view line = all.substr(pos, end - pos);
+      pos = end + 1;
       ++no;
       if (line.empty()) continue;
       try {
-        each(json::parse(line));
+        each(json::parse(line.begin(), line.end()));
       } catch (const std::exception& ex) {
         out.skipped.push_back(std::string(file) + ":" + std::to_string(no) + ": " + ex.what());
       }

@@ -2,39 +2,59 @@
 
 #include <algorithm>
 #include <map>
-#include <regex>
+#include <fstream>
+
+#include <nlohmann/json.hpp>
 
 #include "core/error.hpp"
+#include "core/resources.hpp"
 
 namespace kgo::experience {
 
+namespace {
+
+// The closed vocabulary lives in one place, the record schema's enums; kgo reads it from there.
+Vocabulary from_schema(const std::string& field) {
+  static const nlohmann::json schema = [] {
+    auto path = core::data_file("schemas/experience-entry.schema.json");
+    std::ifstream in(path);
+    return nlohmann::json::parse(in, nullptr, /*allow_exceptions=*/false);
+  }();
+  const auto* values = schema.is_object() ? &schema["properties"][field]["enum"] : nullptr;
+  if (values == nullptr || !values->is_array() || values->empty()) {
+    throw Error("kgo's data files are damaged: schemas/experience-entry.schema.json has no enum for '" + field +
+                    "' (reinstall kgo or set KGO_DATA_DIR to its source tree)",
+                ExitCode::internal);
+  }
+  Vocabulary v{field, {}};
+  for (const auto& x : *values) v.values.push_back(x.get<std::string>());
+  return v;
+}
+
+}  // namespace
+
 const Vocabulary& kernel_classes() {
-  static const Vocabulary v{"kernel_class", {"elementwise", "reduction", "softmax", "normalization", "gemm",
-                                             "attention", "convolution", "scan", "sort", "embedding"}};
+  static const Vocabulary v = from_schema("kernel_class");
   return v;
 }
 
 const Vocabulary& arches() {
-  static const Vocabulary v{"arch", {"sm_70", "sm_75", "sm_80", "sm_86", "sm_87", "sm_89", "sm_90", "sm_90a",
-                                     "sm_100", "sm_100a", "sm_101", "sm_103", "sm_120", "gfx908", "gfx90a",
-                                     "gfx940", "gfx941", "gfx942", "gfx950", "gfx1100", "gfx1101", "gfx1200",
-                                     "gfx1201"}};
+  static const Vocabulary v = from_schema("arch");
   return v;
 }
 
 const Vocabulary& bottlenecks() {
-  static const Vocabulary v{"bottleneck", {"memory", "compute", "latency", "occupancy", "mixed"}};
+  static const Vocabulary v = from_schema("bottleneck");
   return v;
 }
 
 const Vocabulary& languages() {
-  static const Vocabulary v{"language", {"triton", "cuda", "cutedsl", "gluon", "flydsl", "hip", "cutlass", "tilelang"}};
+  static const Vocabulary v = from_schema("language");
   return v;
 }
 
 const Vocabulary& dtypes() {
-  // kgo init's and the op catalog's dtype names.
-  static const Vocabulary v{"dtype", {"fp64", "fp32", "tf32", "fp16", "bf16", "fp8", "int8"}};
+  static const Vocabulary v = from_schema("dtype");
   return v;
 }
 
@@ -70,8 +90,10 @@ void require_known(const Vocabulary& v, const std::string& value) {
 }
 
 void require_action_category(const std::string& value) {
-  static const std::regex re(R"(^[a-z][a-z0-9_]{0,63}$)");
-  if (!std::regex_match(value, re)) {
+  // ^[a-z][a-z0-9_]{0,63}$, checked by hand: a std::regex here cost more than the rest of loading a store.
+  bool ok = !value.empty() && value.size() <= 64 && value[0] >= 'a' && value[0] <= 'z';
+  for (char c : value) ok = ok && ((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_');
+  if (!ok) {
     throw Error("action_category '" + value + "' is not a snake_case name such as vectorized_load",
                 ExitCode::usage);
   }

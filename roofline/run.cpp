@@ -14,6 +14,7 @@
 #include "core/resources.hpp"
 #include "core/workspace.hpp"
 #include "roofline/cases.hpp"
+#include "roofline/catalog.hpp"
 #include "roofline/isa_targets.hpp"
 #include "roofline/render.hpp"
 #include "specs/registry.hpp"
@@ -134,11 +135,44 @@ std::vector<std::optional<MeasuredTime>> times_from_memory(const fs::path& works
   return out;
 }
 
-RooflineRun run_roofline(const fs::path& workspace, const RooflineOptions& o) {
-  if (!o.time_us.empty() && o.from_memory) {
+// Without --op or --flops/--bytes, the workspace's committed analysis says what to analyze (its op or
+// custom expressions, shapes and dtype); failing that, a workspace named after a catalog op uses it.
+RooflineOptions with_workspace_defaults(const fs::path& workspace, const core::WorkspaceConfig& cfg,
+                                        RooflineOptions o) {
+  if (o.op || o.flops_expr || o.bytes_expr) return o;
+  auto text = core::try_read_file(workspace / "roofline.json");
+  nlohmann::json prev = text ? nlohmann::json::parse(*text, nullptr, false) : nlohmann::json();
+  if (prev.is_object() && prev.value("op", "") != "") {
+    const auto& custom = prev.contains("custom") ? prev["custom"] : nlohmann::json();
+    if (prev["op"] == "custom" && custom.is_object()) {
+      o.flops_expr = custom.value("flops", "");
+      o.bytes_expr = custom.value("bytes", "");
+      if (o.vars.empty() && custom.contains("vars")) {
+        for (const auto& [k, v] : custom["vars"].items()) o.vars.push_back(k + "=" + (v.is_string() ? v.get<std::string>() : v.dump()));
+      }
+    } else {
+      o.op = prev["op"].get<std::string>();
+    }
+    if (o.shapes.empty() && prev.contains("shapes")) {
+      for (const auto& s : prev["shapes"]) {
+        std::string t;
+        for (const auto& d : s.value("shape", nlohmann::json::array())) t += (t.empty() ? "" : "x") + d.dump();
+        if (!t.empty()) o.shapes.push_back(t);
+      }
+    }
+    if (!o.dtype && prev.contains("dtype")) o.dtype = prev["dtype"].get<std::string>();
+    return o;
+  }
+  if (lookup_op(cfg.name)) o.op = cfg.name;
+  return o;
+}
+
+RooflineRun run_roofline(const fs::path& workspace, const RooflineOptions& given) {
+  if (!given.time_us.empty() && given.from_memory) {
     throw Error("give either --time-us or --from-memory, not both", ExitCode::usage);
   }
   core::WorkspaceConfig cfg = core::load_config(workspace);
+  const RooflineOptions o = with_workspace_defaults(workspace, cfg, given);
   bool custom = o.flops_expr || o.bytes_expr;
   CaseRequest req;
   req.op = o.op;

@@ -1,12 +1,18 @@
 #include "sweep/spec.hpp"
 
+#include <chrono>
+
 #include <fmt/format.h>
 
 #include "core/error.hpp"
 #include "core/files.hpp"
 #include "core/json_schema.hpp"
+#include "core/process.hpp"
+#include "core/strings.hpp"
 #include "core/resources.hpp"
 #include "core/workspace.hpp"
+#include "harness/python.hpp"
+#include "sweep/step_args.hpp"
 
 namespace kgo::sweep {
 
@@ -55,6 +61,24 @@ std::vector<Target> targets(const nlohmann::json& spec, const fs::path& base) {
   return out;
 }
 
+// TOML through the harness Python's standard library (tomllib, Python 3.11+): no TOML dependency in kgo.
+nlohmann::json toml_to_json(const fs::path& file) {
+  auto py = harness::locate_python(std::nullopt);
+  static const char* prog =
+      "import json, sys\n"
+      "try:\n    import tomllib\nexcept ImportError:\n    sys.exit('TOML needs Python 3.11 or newer (tomllib)')\n"
+      "try:\n    print(json.dumps(tomllib.load(open(sys.argv[1], 'rb'))))\n"
+      "except tomllib.TOMLDecodeError as e:\n    sys.exit(str(e))\n";
+  core::ProcessOptions po;
+  po.timeout = std::chrono::seconds(30);
+  auto r = core::run_process({py.resolved.string(), "-c", prog, file.string()}, po);
+  if (r.timed_out || r.signaled || r.exit_code != 0) {
+    throw Error(fmt::format("sweep spec '{}' is not valid TOML: {} (write it as JSON, or fix the line named)",
+                            file.string(), trim(r.err)), ExitCode::usage);
+  }
+  return nlohmann::json::parse(r.out, nullptr, false);
+}
+
 }  // namespace
 
 std::string Job::label() const {
@@ -71,9 +95,9 @@ fs::path Sweep::job_dir(int id) const { return dir / "jobs" / std::to_string(id)
 Sweep expand_spec(const fs::path& spec_file, const fs::path& dir) {
   auto text = core::try_read_file(spec_file);
   if (!text) throw Error("sweep spec '" + spec_file.string() + "' cannot be read", ExitCode::usage);
-  nlohmann::json spec = nlohmann::json::parse(*text, nullptr, false);
+  nlohmann::json spec = spec_file.extension() == ".toml" ? toml_to_json(spec_file) : nlohmann::json::parse(*text, nullptr, false);
   if (spec.is_discarded()) {
-    throw Error("sweep spec '" + spec_file.string() + "' is not valid JSON (TOML is not read; write JSON)",
+    throw Error("sweep spec '" + spec_file.string() + "' is not valid JSON (name a TOML spec *.toml)",
                 ExitCode::usage);
   }
   core::JsonSchema::load(core::data_file("schemas/sweep/spec.schema.json"))
@@ -92,6 +116,9 @@ Sweep expand_spec(const fs::path& spec_file, const fs::path& dir) {
   if (dtypes.empty()) dtypes.push_back("");
   for (const auto& shape : shapes) {
     if (!shape.empty()) core::parse_shape(shape);
+  }
+  if (spec.contains("step_args")) {
+    for (const auto& [step, args] : spec["step_args"].items()) screen_step_args(step, args.get<std::vector<std::string>>());
   }
   auto tgts = targets(spec, base);
   if (tgts.empty()) throw Error("sweep spec: list at least one of \"workspaces\" or \"kernels\"", ExitCode::usage);

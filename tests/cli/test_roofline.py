@@ -126,6 +126,25 @@ def test_measured_time_exit_codes(workspace):
                    "--workspace", workspace).rc == 3
 
 
+def test_time_us_remembers_the_committed_op_shapes_and_custom_expressions(workspace):
+    spec_auto(workspace)
+    r = run_kgo("roofline", "--op", "layer_norm", "--shape", "2048x1024", "--workspace", workspace, "--json")
+    assert r.rc == 0, r.err
+    target_us = r.json()["roofline"]["shapes"][0]["target_time_s"] * 1e6
+    head = git("rev-parse", "HEAD", cwd=workspace).stdout
+    r = run_kgo("roofline", "--time-us", target_us * 2, "--workspace", workspace, "--json")
+    assert r.rc == 2, r.err  # the committed layer_norm 2048x1024, not the default op or shapes
+    doc = r.json()["roofline"]
+    assert doc["op"] == "layer_norm" and [s["shape"] for s in doc["shapes"]] == [[2048, 1024]]
+    assert abs(doc["shapes"][0]["measured"]["pct_of_target"] - 50) < 1e-6
+    assert git("rev-parse", "HEAD", cwd=workspace).stdout == head
+    r = run_kgo("roofline", "--flops", "2*M*N", "--bytes", "M*N*8", "--shape", "1024x512", "--workspace", workspace)
+    assert r.rc == 0, r.err
+    r = run_kgo("roofline", "--time-us", "1e6", "--workspace", workspace, "--json")
+    assert r.rc == 2, r.err
+    assert r.json()["roofline"]["op"] == "custom" and r.json()["roofline"]["shapes"][0]["flops"] == 2 * 1024 * 512
+
+
 def test_from_memory_record(workspace):
     spec_auto(workspace)
     r = run_kgo("roofline", "--op", "softmax", "--shape", "4096x4096", "--from-memory", "v7", "--workspace", workspace)

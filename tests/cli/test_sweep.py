@@ -51,6 +51,61 @@ def test_bad_specs_are_refused_with_their_fix(kgo, tmp_path):
     assert r.rc == 3 and "kgo sweep run" in r.err
 
 
+def test_step_args_that_change_the_verdict_or_the_axes_are_refused(kgo, tmp_path):
+    cases = {
+        "check": (["--atol", "1"], "loosens the verdict"),
+        "bench": (["--runs", "5", "--no-flush-l2"], "warm L2"),
+        "baseline": (["--workspace", "/etc"], "own workspace copy"),
+        "profile": (["--ncu=/tmp/evil"], "program every job would run"),
+        "status": (["--python", "x"], "program every job would run"),
+    }
+    for step, (args, why) in cases.items():
+        spec = write_spec(tmp_path, steps=[step], platforms=["H200"], step_args={step: args})
+        r = kgo("sweep", "run", spec, "--dir", tmp_path / "s")
+        assert r.rc == 3 and why in r.err and f"step_args.{step}" in r.err, (step, r.err)
+        assert not (tmp_path / "s").exists()
+    spec = write_spec(tmp_path, steps=["check"], platforms=["H200"], step_args={"check": ["--shape", "8x8"]})
+    r = kgo("sweep", "run", spec, "--dir", tmp_path / "s")
+    assert r.rc == 3 and "\"shapes\"" in r.err
+    spec = write_spec(tmp_path, steps=["check"], platforms=["H200"], step_args={"check": ["--bogus"]})
+    r = kgo("sweep", "run", spec, "--dir", tmp_path / "s")
+    assert r.rc == 3 and "no such option" in r.err and "--trials" in r.err
+
+
+def test_toml_spec_runs_and_bad_toml_names_the_line(kgo, tmp_path):
+    toml = tmp_path / "spec.toml"
+    toml.write_text(f'''name = "t"
+steps = ["status"]
+platforms = ["H200"]
+shapes = ["64x128"]
+
+[[kernels]]
+name = "softmax"
+kernel = "{SOFTMAX / 'kernel.py'}"
+reference = "{SOFTMAX / 'ref.py'}"
+''')
+    r = kgo("sweep", "run", toml, "--dir", tmp_path / "s", "--json")
+    assert r.rc == 0, r.err
+    assert r.json()["jobs"] == 1 and len(results(tmp_path / "s")) == 1
+    (tmp_path / "bad.toml").write_text('name = "t"\nsteps = [status]\n')
+    r = kgo("sweep", "run", tmp_path / "bad.toml", "--dir", tmp_path / "b")
+    assert r.rc == 3 and "not valid TOML" in r.err and "line 2" in r.err
+
+
+def test_a_second_runner_on_one_folder_is_refused(kgo, tmp_path):
+    import fcntl
+    spec = write_spec(tmp_path, steps=["status"], platforms=["H200"])
+    d = tmp_path / "s"
+    d.mkdir()
+    with open(d / ".runner.lock", "w") as held:  # what a running `kgo sweep run` holds
+        fcntl.flock(held, fcntl.LOCK_EX)
+        r = kgo("sweep", "run", spec, "--dir", d)
+        assert r.rc == 9 and "sweep folder" in r.err and "locked" in r.err
+        assert not (d / "results").exists()
+    r = kgo("sweep", "run", spec, "--dir", d)
+    assert r.rc == 0, r.err
+
+
 def test_local_pins_one_worker_per_gpu_and_serialises_its_jobs(kgo, tmp_path):
     spec = write_spec(tmp_path, steps=["status"], platforms=["H100", "H200"],
                       shapes=["64x128", "128x256", "256x512"])
@@ -84,7 +139,7 @@ def test_local_pins_one_worker_per_gpu_and_serialises_its_jobs(kgo, tmp_path):
 
 def test_local_cpu_check_retries_timeouts_resumes_and_collects(kgo, tmp_path):
     good = write_spec(tmp_path, name="cpu", steps=["check"], platforms=["H200"], shapes=["64x128"],
-                      device="cpu", step_args={"check": ["--trials", "1", "--no-edge-shapes"]},
+                      device="cpu", step_args={"check": ["--trials", "1"]},
                       kernels=[{"name": "good", "kernel": str(SOFTMAX / "kernel.py"),
                                 "reference": str(SOFTMAX / "ref.py")},
                                {"name": "wrong", "kernel": str(tmp_path / "wrong.py"),
