@@ -4,14 +4,19 @@
 # (device tool: run(carry=[".device-carry"]), then `.device-carry/kgo ...` from the repo root).
 # Usage: scripts/device-pack.sh [TREE]   (TREE: another kgo source tree to pack, e.g. an old revision's
 # worktree for bench/judge_h200.sh's KGO_OLD_TREE; default this checkout)
+# KGO_PACK_BUILD=DIR packs DIR/cli/kgo as built (stripped) instead of building a Release tree.
 set -euo pipefail
 here="$(cd "${1:-$(dirname "$0")/..}" && pwd)"
-cmake -S "$here" -B "$here/build-device" -DCMAKE_BUILD_TYPE=Release -DKGO_BUILD_TESTS=OFF >/dev/null
-cmake --build "$here/build-device" -j "$(nproc)" --target kgo >/dev/null
+build="${KGO_PACK_BUILD:-$here/build-device}"
+if [ -z "${KGO_PACK_BUILD:-}" ]; then
+  cmake -S "$here" -B "$build" -DCMAKE_BUILD_TYPE=Release -DKGO_BUILD_TESTS=OFF >/dev/null
+  cmake --build "$build" -j "$(nproc)" --target kgo >/dev/null
+fi
 out="$here/.device-carry"
 rm -rf "$out"
 mkdir -p "$out/lib"
-cp "$here/build-device/cli/kgo" "$out/kgo.bin"
+cp "$build/cli/kgo" "$out/kgo.bin"
+strip --strip-debug "$out/kgo.bin"
 ldd "$out/kgo.bin" | awk '/=> \// {print $3}' | while read -r lib; do
   case "$(basename "$lib")" in
     libc.so*|libm.so*|libpthread.so*|libdl.so*|librt.so*|ld-linux*|libgcc_s.so*|libstdc++.so*) ;;
