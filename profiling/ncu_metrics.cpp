@@ -137,13 +137,13 @@ std::string format_value(const MetricValue* v) {
 }
 
 std::string render_summary(const ProfileHeader& h, const NcuLaunch& l, const std::string& verdict_md) {
-  std::string s = "# Nsight Compute summary\n\n" + header_table(h, l);
+  std::string s = "# Nsight Compute summary (measured)\n\n" + header_table(h, l);
   std::string group;
   for (const auto& m : reported_metrics()) {
     if (!m.summary) continue;
     if (m.group != group) {
       group = m.group;
-      s += "\n## " + group + "\n\n| Metric | Value | Unit |\n|---|---|---|\n";
+      s += "\n## " + group + "\n\n| Metric | Measured value | Unit |\n|---|---|---|\n";
     }
     auto it = l.metrics.find(m.name);
     const MetricValue* v = it == l.metrics.end() ? nullptr : &it->second;
@@ -155,13 +155,13 @@ std::string render_summary(const ProfileHeader& h, const NcuLaunch& l, const std
 }
 
 std::string render_details(const ProfileHeader& h, const NcuLaunch& l) {
-  std::string s = "# Nsight Compute details\n\n" + header_table(h, l);
+  std::string s = "# Nsight Compute details (measured)\n\n" + header_table(h, l);
   std::set<std::string> shown;
   std::string group;
   for (const auto& m : reported_metrics()) {
     if (m.group != group) {
       group = m.group;
-      s += "\n## " + group + "\n\n| Metric | Value | Unit | ncu metric |\n|---|---|---|---|\n";
+      s += "\n## " + group + "\n\n| Metric | Measured value | Unit | ncu metric |\n|---|---|---|---|\n";
     }
     auto it = l.metrics.find(m.name);
     const MetricValue* v = it == l.metrics.end() ? nullptr : &it->second;
@@ -189,7 +189,7 @@ std::string render_details(const ProfileHeader& h, const NcuLaunch& l) {
              md_escape(v.unit) + " |\n";
   }
   if (!other.empty()) {
-    s += "\n## Other metrics in the report\n\n| ncu metric | Value | Unit |\n|---|---|---|\n" + other;
+    s += "\n## Other metrics in the report\n\n| ncu metric | Measured value | Unit |\n|---|---|---|\n" + other;
   }
   if (attributes) {
     s += fmt::format("\n{} device__attribute_* columns are kept in the raw CSV.\n", attributes);

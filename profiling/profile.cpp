@@ -313,7 +313,7 @@ ProfileResult run_profile(const fs::path& ws, const ProfileOptions& o) {
     r.verdict.inference = "no counter-based bottleneck classification is possible on this machine";
     r.verdict.action = "compare the time with the roofline targets (kgo roofline), or profile on a machine "
                        "that grants counter access (root, or NVreg_RestrictProfilingToAdminUsers=0)";
-    std::string md = "# Nsight Compute summary\n\nHardware counters are not available here: " + r.counters_message +
+    std::string md = "# Nsight Compute summary (measured)\n\nHardware counters are not available here: " + r.counters_message +
                      "\n\nTiming-only evidence: " + r.verdict.evidence + "\n";
     core::write_file_atomic(r.dir / "ncu_summary.md", md);
     core::write_file_atomic(r.dir / "ncu_log.txt", p.log + "\n----- stderr -----\n" + tail(p.run.process.err, 20000));

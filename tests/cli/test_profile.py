@@ -70,6 +70,9 @@ def test_memory_bound_softmax_end_to_end(tools, workspace):
     assert ev["bottleneck_type"] == "memory_bound"
     assert ev["evidence_chain"][0]["inference"].startswith("memory-bound")
     assert j["record_updated"] is True
+    # What kgo profile wrote passes kgo audit: ncu's numbers (SM count, L2 sizes) are labelled as measured.
+    audit = run_kgo("audit", "--workspace", workspace, env=fake_env(tools))
+    assert "profiles/v0/ncu_" not in audit.out + audit.err, audit.out + audit.err
 
 
 def test_compute_bound_matmul_and_thresholds(tools, workspace):
