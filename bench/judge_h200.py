@@ -1,15 +1,23 @@
 #!/usr/bin/env python3
 """H200 evidence for the judge's process boundary (tools/harness/PROTOCOL.md, "The process boundary").
-  honest   every honest kernel in examples/ and templates/ops/ at every default size, 10 times, through one
-           warm harness: check (default shapes + edges, 10 trials) and bench (256², 1024², 4096²) x 10;
-           counts REWARD_HACK, FAIL/BENCH_FAIL, side-stream and audit flags (all must be zero but audit).
-  cheats   the GPU-only cheats: timer patching (events), a timer patch that blinds the in-process check
-           (the judge's wall clock must catch it), a side stream without a join; each must be caught.
-Usage: bench/judge_h200.py honest|cheats --out DIR [--device cuda|cpu] [--quick]
-(cpu: a smoke run of the script itself on tiny shapes; its numbers mean nothing)."""
+  honest   every honest kernel in examples/<op>/ and templates/ops/<op>/ (folders with ref.py; skeletons whose
+           files still hold `{{...}}` placeholders are listed as skipped, never counted), in complete runs: one
+           run = a check at the op's default shapes + edge shapes and a bench at 256², 1024², 4096² of every
+           kernel, through one warm harness. A kernel's run is clean when both say PASS with no REWARD_HACK,
+           side-stream or FAIL flag. --runs N runs (default 10); --deadline S stops starting new runs after S
+           seconds and says how many completed.
+  cheats   the timing cheats: timer patching, timer patches that first blind the in-process tamper check
+           (host clock and, on the GPU, events), side streams without a join; each must be caught.
+  cycle    the warm check+bench cycle and the cold check of examples/softmax (bench/warm_cycle.py), the new
+           kgo and the old tree's kgo alternating round by round, with medians and new/old ratios.
+Usage: bench/judge_h200.py honest|cheats|cycle --out DIR [--device cuda|cpu] [options below]
+(cpu: a smoke run of the script itself on tiny shapes in the Triton interpreter; its numbers mean nothing)."""
 import argparse
 import json
+import os
 import pathlib
+import re
+import statistics
 import subprocess
 import sys
 import time
@@ -17,6 +25,8 @@ import time
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 ENTRY = ROOT / "tools" / "harness" / "kgo_harness.py"
 KERNELS = ROOT / "tools" / "tests" / "kernels"
+CYCLE_GOALS = {"warm_cycle_s": 1.25, "cold_check_s": 1.25}   # new/old, from the issue's performance section
+IRREDUCIBLE_GOAL = 2.0                                      # warm cycle / (GPU + compile time)
 
 
 class Serve:
@@ -37,54 +47,102 @@ class Serve:
         self.proc.wait(timeout=60)
 
 
+def skeleton_reason(folder):
+    """Why a folder is a template skeleton rather than a kernel, or None: its files hold unfilled placeholders."""
+    for f in sorted(folder.glob("*.py")):
+        found = re.search(r"\{\{\s*\w+\s*\}\}", f.read_text(errors="replace"))
+        if found:
+            return f"{f.name} holds the unfilled placeholder {found.group(0)} (`kgo ops` fills it per op)"
+    return None
+
+
 def honest_kernels():
-    out = []
+    """([(op, kernel path)], [(folder, why skipped)]) over examples/ and templates/ops/."""
+    kernels, skipped = [], []
     for base in (ROOT / "examples", ROOT / "templates" / "ops"):
         for folder in sorted(p for p in base.iterdir() if p.is_dir() and (p / "ref.py").is_file()):
-            for k in sorted(folder.glob("*.py")):
-                if k.name != "ref.py":
-                    out.append((folder.name, k))
-    return out
+            why = skeleton_reason(folder)
+            if why:
+                skipped.append((str(folder.relative_to(ROOT)), why))
+                continue
+            kernels += [(folder.name, k) for k in sorted(folder.glob("*.py")) if k.name != "ref.py"]
+    return kernels, skipped
+
+
+def one_run(h, op, k, args):
+    """A check and a bench of one kernel; (clean, flags, medians by size, counts)."""
+    cuda = args.device == "cuda"
+    check = {"command": "check", "kernel": str(k), "op": op, "device": args.device}
+    if not cuda:
+        check.update(shapes=[[8, 64]], edge_shapes=False, trials=1)
+    bench = {"command": "bench", "kernel": str(k), "op": op, "device": args.device,
+             "shapes": [[256, 256], [1024, 1024], [4096, 4096]] if cuda else [[8, 64]],
+             "bench": {"runs": 10, "precision_pct": 0, "baselines": []}}
+    flags, counts, medians = [], {"hack": 0, "side_stream": 0, "audit": 0}, {}
+    for what, req in (("check", check), ("bench", bench)):
+        res = h(**req)
+        if res["verdict"] != "PASS":
+            flags.append(f"{what}: {res['verdict']}: {res['message'][:300]}")
+            counts["hack"] += res["verdict"] == "REWARD_HACK"
+        for s in res.get("sizes", []):
+            counts["side_stream"] += bool(s.get("stream_escape"))
+            counts["audit"] += len(s.get("audit") or [])
+            if s.get("reward_hack") and res["verdict"] != "REWARD_HACK":
+                counts["hack"] += 1
+            if s.get("median_us") is not None:
+                medians["x".join(map(str, s["shape"]))] = s["median_us"]
+    clean = not flags and not counts["hack"] and not counts["side_stream"]
+    return clean, flags, medians, counts
 
 
 def honest(args):
+    kernels, skipped = honest_kernels()
+    for folder, why in skipped:
+        print(f"skipped {folder}: {why}")
     h = Serve(args.out / "honest-serve.log")
-    cuda = args.device == "cuda"
-    sizes = [[256, 256], [1024, 1024], [4096, 4096]] if cuda else [[8, 64]]
-    reps = 10 if not args.quick else 2
-    rows, flags = [], []
-    for op, k in honest_kernels():
-        t0 = time.perf_counter()
-        chk = h(**{"command": "check", "kernel": str(k), "op": op, "device": args.device, "trials": reps,
-                    **({} if cuda else {"shapes": [[8, 64]], "edge_shapes": False, "trials": 1})})
-        verdicts = [chk["verdict"]]
-        if chk["verdict"] != "PASS":
-            flags.append(f"{k.relative_to(ROOT)} check: {chk['verdict']}: {chk['message']}")
-        escapes = hacks = audits = 0
-        for _ in range(reps):
-            b = h(command="bench", kernel=str(k), op=op, device=args.device, shapes=sizes,
-                  bench={"runs": 10, "precision_pct": 0, "baselines": []})
-            verdicts.append(b["verdict"])
-            if b["verdict"] != "PASS":
-                flags.append(f"{k.relative_to(ROOT)} bench: {b['verdict']}: {b['message']}")
-            for s in b.get("sizes", []):
-                escapes += bool(s.get("stream_escape"))
-                hacks += bool(s.get("reward_hack"))
-                audits += len(s.get("audit") or [])
-        last = {"x".join(map(str, s["shape"])): round(s["median_us"], 2) for s in b.get("sizes", [])}
-        rows.append((str(k.relative_to(ROOT)), sum(v == "PASS" for v in verdicts), len(verdicts), hacks, escapes,
-                     audits, last, time.perf_counter() - t0))
-        print(f"{rows[-1][0]:<44} PASS {rows[-1][1]}/{rows[-1][2]}  hack {hacks}  side-stream {escapes}  "
-              f"audit {audits}  last medians us {last}  ({rows[-1][7]:.1f} s)", flush=True)
+    start = time.monotonic()
+    table = {str(k.relative_to(ROOT)): {"clean": 0, "runs": 0, "hack": 0, "side_stream": 0, "audit": 0,
+                                         "medians_us": {}, "flags": []} for _, k in kernels}
+    complete = 0
+    for run in range(args.runs):
+        if args.deadline and time.monotonic() - start > args.deadline:
+            print(f"deadline of {args.deadline:.0f} s reached before run {run + 1}: stopping", flush=True)
+            break
+        t0, clean_now = time.monotonic(), 0
+        for op, k in kernels:
+            row = table[str(k.relative_to(ROOT))]
+            clean, flags, medians, counts = one_run(h, op, k, args)
+            row["runs"] += 1
+            row["clean"] += clean
+            clean_now += clean
+            for key in counts:
+                row[key] += counts[key]
+            row["flags"] += [f"run {run + 1}: {f}" for f in flags]
+            for size, us in medians.items():
+                row["medians_us"].setdefault(size, []).append(us)
+        complete += 1
+        print(f"run {run + 1}/{args.runs}: {clean_now}/{len(kernels)} kernels clean ({time.monotonic() - t0:.1f} s)",
+              flush=True)
     h.close()
-    total = sum(r[2] for r in rows)
-    passed = sum(r[1] for r in rows)
-    print(f"\nhonest: {passed}/{total} runs PASS over {len(rows)} kernels; REWARD_HACK {sum(r[3] for r in rows)}; "
-          f"side-stream {sum(r[4] for r in rows)}; audit lines {sum(r[5] for r in rows)}")
-    for f in flags:
-        print("FLAG", f)
-    (args.out / "honest.json").write_text(json.dumps({"rows": rows, "flags": flags}, indent=1))
-    return 0 if passed == total else 1
+    print(f"\n{'kernel':<44} {'clean':>7} {'hack':>4} {'side':>4} {'audit':>5}  median of medians, us")
+    for name, row in table.items():
+        med = {s: round(statistics.median(v), 2) for s, v in row["medians_us"].items()}
+        print(f"{name:<44} {row['clean']:>3}/{row['runs']:<3} {row['hack']:>4} {row['side_stream']:>4} "
+              f"{row['audit']:>5}  {med}")
+    runs_total = sum(r["runs"] for r in table.values())
+    clean_total = sum(r["clean"] for r in table.values())
+    hacks = sum(r["hack"] for r in table.values())
+    sides = sum(r["side_stream"] for r in table.values())
+    print(f"\nhonest: {complete}/{args.runs} complete runs over {len(kernels)} kernels ({len(skipped)} skeleton "
+          f"folders skipped); {clean_total}/{runs_total} kernel runs clean; REWARD_HACK {hacks}; side-stream "
+          f"{sides}; audit lines {sum(r['audit'] for r in table.values())}; {time.monotonic() - start:.0f} s")
+    for name, row in table.items():
+        for f in row["flags"]:
+            print(f"FLAG {name} {f}")
+    (args.out / "honest.json").write_text(json.dumps(
+        {"device": args.device, "runs_wanted": args.runs, "runs_complete": complete, "kernels": table,
+         "skipped": skipped}, indent=1))
+    return 0 if complete == args.runs and clean_total == runs_total else 1
 
 
 def cheats(args):
@@ -92,21 +150,27 @@ def cheats(args):
     dev = args.device
     shape = [[4096, 4096]] if dev == "cuda" else [[64, 256]]
     bench = {"runs": 10, "precision_pct": 0, "baselines": []}
-    cases = [
-        ("timer patch (events, perf_counter)", dict(command="check", kernel=str(KERNELS / "hack_patch_timer.py"),
-                                                    op="softmax", device=dev, trials=1), "REWARD_HACK"),
-        ("timer patch blinding the tamper check", dict(command="bench", kernel=str(KERNELS / "hack_guard_evasion.py"),
-                                                       op="softmax", device=dev, shapes=shape, bench=bench),
-         "REWARD_HACK"),
-    ]
+
+    def case(name, kernel, command, want, **extra):
+        req = dict(command=command, kernel=str(KERNELS / kernel), op="softmax", device=dev, **extra)
+        if command == "bench":
+            req.update(shapes=shape, bench=bench)
+        return name, req, want
+    cases = [case("timer patch (events, perf_counter)", "hack_patch_timer.py", "check", "REWARD_HACK", trials=1),
+             case("perf_counter patch blinding the tamper check, check", "hack_guard_evasion.py", "check",
+                  "REWARD_HACK", trials=1),
+             case("perf_counter patch blinding the tamper check, bench", "hack_guard_evasion.py", "bench",
+                  "REWARD_HACK"),
+             case("perf_counter patch behind a rewritten tamper snapshot, check", "hack_guard_rewrite.py", "check",
+                  "REWARD_HACK", trials=1),
+             case("perf_counter patch behind a rewritten tamper snapshot, bench", "hack_guard_rewrite.py", "bench",
+                  "REWARD_HACK")]
     if dev == "cuda":
-        cases.append(("events patch blinding the tamper check",
-                      dict(command="bench", kernel=str(KERNELS / "hack_event_evasion.py"), op="softmax", device=dev,
-                           shapes=shape, bench=bench), "REWARD_HACK"))
-        cases.append(("side stream without a join", dict(command="check", kernel=str(KERNELS / "cheat_side_stream.py"),
-                                                         op="softmax", device=dev, trials=2), "FAIL"))
-        cases.append(("side stream, bench", dict(command="bench", kernel=str(KERNELS / "cheat_side_stream.py"),
-                                                 op="softmax", device=dev, shapes=shape, bench=bench), "FAIL"))
+        cases += [case("events patch blinding the tamper check", "hack_event_evasion.py", "bench", "REWARD_HACK"),
+                  case("side stream without a join", "cheat_side_stream.py", "check", "FAIL", trials=2),
+                  case("side stream, bench", "cheat_side_stream.py", "bench", "FAIL")]
+    else:
+        print("GPU-only cheats (events patch, side streams) skipped on the CPU")
     bad = 0
     for name, req, want in cases:
         res = h(**req)
@@ -115,18 +179,107 @@ def cheats(args):
         print(f"{'caught' if ok else 'MISSED'}: {name}: {res['verdict']} (want {want}): {res['message'][:400]}",
               flush=True)
     h.close()
+    print(f"cheats: {len(cases) - bad}/{len(cases)} caught")
     return 1 if bad else 0
 
 
+def parse_cycle(text):
+    """Rows of bench/warm_cycle.py's table: {"cold": [(wall, check, irreducible)], "warm": [...]}."""
+    rows = {"cold": [], "warm": []}
+    for line in text.splitlines():
+        m = re.match(r"(cold|warm #\d+)\s+([\d.]+)\s+([\d.]+)\s+([\d.]+)\s+([\d.]+)\s+([\d.]+)\s+([\d.]+)", line)
+        if m:
+            rows["cold" if m.group(1) == "cold" else "warm"].append(
+                (float(m.group(2)), float(m.group(3)), float(m.group(7))))
+    return rows
+
+
+def cycle_side(label, kgo, tree, args, rnd):
+    cmd = [sys.executable, str(tree / "bench" / "warm_cycle.py"), str(kgo), str(args.cycles), args.device]
+    t0 = time.monotonic()
+    try:
+        p = subprocess.run(cmd, capture_output=True, text=True, timeout=args.cycle_timeout)
+        text, rc = p.stdout + p.stderr, p.returncode
+    except subprocess.TimeoutExpired as e:
+        text, rc = f"{e.stdout or ''}\ntimed out after {args.cycle_timeout} s", 124
+    (args.out / f"cycle-{label}-r{rnd + 1}.txt").write_text(f"$ {' '.join(cmd)}\n{text}")
+    rows = parse_cycle(text)
+    print(f"round {rnd + 1} {label}: exit {rc}, {len(rows['cold'])} cold + {len(rows['warm'])} warm cycles "
+          f"({time.monotonic() - t0:.0f} s)", flush=True)
+    return rows
+
+
+def cycle(args):
+    sides = [("new", pathlib.Path(args.new).resolve(), ROOT)]
+    if args.old_tree:
+        old = pathlib.Path(args.old_tree).resolve()
+        if (old / ".device-carry" / "kgo").is_file() and (old / "bench" / "warm_cycle.py").is_file():
+            sides.append(("old", old / ".device-carry" / "kgo", old))
+        else:
+            print(f"no old tree with .device-carry/kgo and bench/warm_cycle.py at {old}: old-vs-new skipped")
+    else:
+        print("no old tree given (KGO_OLD_TREE / --old-tree): old-vs-new skipped")
+    if not sides[0][1].is_file():
+        print(f"no new kgo at {sides[0][1]}: cycle skipped")
+        return 1
+    got = {label: {"cold": [], "warm": []} for label, _, _ in sides}
+    for rnd in range(args.rounds):
+        for label, kgo, tree in (sides if rnd % 2 == 0 else sides[::-1]):   # alternate who goes first
+            rows = cycle_side(label, kgo, tree, args, rnd)
+            got[label]["cold"] += rows["cold"]
+            got[label]["warm"] += rows["warm"][1:]   # warm #1 compiles in the fresh kernel process: not steady
+    summary = {}
+    for label, rows in got.items():
+        summary[label] = {
+            "cold_check_s": statistics.median(r[1] for r in rows["cold"]) if rows["cold"] else None,
+            "cold_cycle_s": statistics.median(r[0] for r in rows["cold"]) if rows["cold"] else None,
+            "warm_cycle_s": statistics.median(r[0] for r in rows["warm"]) if rows["warm"] else None,
+            "warm_irreducible_s": statistics.median(r[2] for r in rows["warm"]) if rows["warm"] else None,
+            "samples": {"cold": len(rows["cold"]), "warm": len(rows["warm"])}}
+    lines = [f"examples/softmax, device {args.device}, {args.rounds} rounds x {args.cycles} cycles each side "
+             "(medians; warm = steady warm cycles, warm #2 on)",
+             f"{'figure':<28} {'old':>9} {'new':>9} {'new/old':>8}  goal"]
+    failed = False
+    for key, goal in (("cold_check_s", CYCLE_GOALS["cold_check_s"]), ("cold_cycle_s", None),
+                      ("warm_cycle_s", CYCLE_GOALS["warm_cycle_s"])):
+        n = summary["new"][key]
+        o = summary.get("old", {}).get(key)
+        ratio = n / o if (n is not None and o) else None
+        failed |= bool(goal and ratio is not None and ratio > goal)
+        lines.append(f"{key:<28} {fmt(o):>9} {fmt(n):>9} {fmt(ratio):>8}  {f'<= {goal}' if goal else ''}")
+    n = summary["new"]
+    irr = n["warm_cycle_s"] / n["warm_irreducible_s"] if n["warm_cycle_s"] and n["warm_irreducible_s"] else None
+    failed |= bool(irr is not None and irr > IRREDUCIBLE_GOAL)
+    lines.append(f"{'new warm / irreducible':<28} {'':>9} {fmt(irr):>9} {'':>8}  <= {IRREDUCIBLE_GOAL}")
+    print("\n".join(lines))
+    (args.out / "cycle-summary.txt").write_text("\n".join(lines) + "\n")
+    (args.out / "cycle.json").write_text(json.dumps({"device": args.device, "summary": summary, "raw": got},
+                                                    indent=1))
+    if args.device != "cuda":
+        print("(cpu: a smoke run; the figures and goals mean nothing here)")
+        return 0
+    return 1 if failed or n["warm_cycle_s"] is None else 0
+
+
+def fmt(x):
+    return "-" if x is None else f"{x:.3f}"
+
+
 def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("what", choices=["honest", "cheats"])
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("what", choices=["honest", "cheats", "cycle"])
     ap.add_argument("--out", type=pathlib.Path, required=True)
-    ap.add_argument("--device", default="cuda")
-    ap.add_argument("--quick", action="store_true")
+    ap.add_argument("--device", default="cuda", choices=["cuda", "cpu"])
+    ap.add_argument("--runs", type=int, default=10, help="honest: complete runs (default 10)")
+    ap.add_argument("--deadline", type=float, default=0, help="honest: start no run after this many seconds")
+    ap.add_argument("--new", default=os.environ.get("KGO_NEW", str(ROOT / ".device-carry" / "kgo")))
+    ap.add_argument("--old-tree", default=os.environ.get("KGO_OLD_TREE"))
+    ap.add_argument("--rounds", type=int, default=2, help="cycle: alternating rounds")
+    ap.add_argument("--cycles", type=int, default=3, help="cycle: cold and warm cycles per warm_cycle.py call")
+    ap.add_argument("--cycle-timeout", type=float, default=150)
     args = ap.parse_args()
     args.out.mkdir(parents=True, exist_ok=True)
-    sys.exit(honest(args) if args.what == "honest" else cheats(args))
+    sys.exit({"honest": honest, "cheats": cheats, "cycle": cycle}[args.what](args))
 
 
 if __name__ == "__main__":

@@ -1,8 +1,13 @@
 """Identities of the timing primitives and of the harness's own code in the kernel's process, taken before
 the kernel is imported and compared after its import and after every timed run. A rebound or re-coded
 primitive (events, synchronize, CUDA graphs, streams, clocks, the profiler, the harness's functions) means
-the kernel tampered with its own measurement: verdict REWARD_HACK."""
+the kernel tampered with its own measurement: verdict REWARD_HACK. Any check made inside the kernel's process
+can be blinded by the kernel, so every reply of that process also carries its clocks as it reads them
+(clock_stamp), and the judge, in its own process, holds them against its own readings around the exchange
+(clock_disagreement): a patched clock shows up there whatever the kernel did to the in-process check."""
+import math
 import sys
+import time
 import types
 
 _MODULES = ("time", "torch", "torch.cuda", "torch.cuda.streams", "torch.cuda.graphs", "torch.cuda.memory",
@@ -67,3 +72,52 @@ class Snapshot:
 def tampering_message(changed, when):
     return (f"the kernel replaced timing or harness primitives {when}: {', '.join(changed)}; "
             "a kernel must not patch the measurement")
+
+
+def _shared_clocks():
+    """{clock name: slack in s} for the clocks one system-wide clock backs (comparable between processes):
+    the monotonic ones are exact up to float rounding; the wall clock may be stepped (NTP), so more slack."""
+    out = {}
+    for name, slack in (("perf_counter", 1e-3), ("monotonic", 1e-3), ("time", 0.5)):
+        impl = time.get_clock_info(name).implementation
+        if "CLOCK_MONOTONIC" in impl or "CLOCK_REALTIME" in impl:
+            out[name] = slack
+            out[name + "_ns"] = slack
+    return out
+
+
+SHARED_CLOCKS = _shared_clocks()
+
+
+def clock_stamp():
+    """The shared clocks read now through this process's `time` module as it is bound at the moment, in
+    seconds (a reading that is not a number is kept as its repr)."""
+    stamp = {}
+    mod = sys.modules["time"]
+    for name in SHARED_CLOCKS:
+        try:
+            value = getattr(mod, name)()
+            stamp[name] = value / 1e9 if name.endswith("_ns") else float(value)
+        except Exception as e:  # a patched clock may raise or return anything
+            stamp[name] = repr(e)[:100]
+    return stamp
+
+
+def clock_disagreement(stamp, before, after):
+    """A message naming the clocks in `stamp` (the kernel's process) that lie outside [before, after] (the
+    judge's own readings just before the request and just after the reply), or None when all agree."""
+    if not isinstance(stamp, dict):
+        return ("the kernel's process replied without its clock readings; its reply channel was tampered with")
+    bad = []
+    for name, slack in SHARED_CLOCKS.items():
+        got = stamp.get(name)
+        lo, hi = before[name] - slack, after[name] + slack
+        if not isinstance(got, (int, float)) or isinstance(got, bool) or not math.isfinite(got):
+            bad.append(f"time.{name}() returned {got!r}")
+        elif not lo <= got <= hi:
+            bad.append(f"time.{name}() read {got:.6f} s in the kernel's process while the judge's same clock read "
+                       f"{before[name]:.6f}..{after[name]:.6f} s around the request")
+    if not bad:
+        return None
+    return ("the kernel's process reads a clock that disagrees with the judge's: " + "; ".join(bad[:3]) +
+            "; a timing primitive was patched (the judge's clock check, outside the kernel's process)")

@@ -17,7 +17,8 @@ def _round_trip(kp, count, sync):
 def wall_check(kp, size, device):
     """k back-to-back calls then a synchronize, timed by this process around the request. Their time per
     call is at most the host's enqueue cost plus the device time, so it may not exceed the claimed median
-    by more than that: limit 1.5 x median + host enqueue + 5 us on the GPU, 3 x median + 100 us on the CPU."""
+    by more than that: limit 1.5 x median + host enqueue + 5 us on the GPU; 5 x median + 100 us on the CPU,
+    where the Triton interpreter shares the cores with other processes (its times are for correctness only)."""
     median = size["median_us"]
     count = int(max(5, min(2000, WALL_TARGET_US / max(median, 0.5))))
     for _attempt in range(3):  # a busy machine can slow one measurement; a lie slows every one
@@ -28,7 +29,7 @@ def wall_check(kp, size, device):
             host = max(_round_trip(kp, count, False) - base, 0.0) / count * 1e6
             kp.call("loop", count=0, sync=True)
         # The CPU (Triton interpreter on shared cores) is noisier: more slack there.
-        limit = (1.5 * median + host + 5.0) if device == "cuda" else (3.0 * median + 100.0)
+        limit = (1.5 * median + host + 5.0) if device == "cuda" else (5.0 * median + 100.0)
         if synced <= limit:
             break
     size["wall_us"] = synced

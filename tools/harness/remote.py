@@ -76,13 +76,18 @@ class KernelProcess:
             self.ready = True
 
     def call(self, op, **fields):
+        from harness import guard
         self.wait_ready()
+        before = guard.clock_stamp()
         try:
             self.out.write(json.dumps({"op": op, **fields}) + "\n")
             self.out.flush()
         except (BrokenPipeError, OSError):
             raise KernelDied(self.exit_description())
         msg = self._read()
+        tampered = guard.clock_disagreement(msg.get("clocks"), before, guard.clock_stamp())
+        if tampered:
+            raise KernelHack(tampered)
         if "ok" in msg and isinstance(msg["ok"], dict):
             return msg["ok"]
         if "hack" in msg:

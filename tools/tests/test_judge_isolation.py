@@ -69,11 +69,43 @@ def test_patched_timer_is_a_reward_hack(harness):
     assert "time.perf_counter" in res["message"] and "torch.cuda.Event.elapsed_time" in res["message"]
 
 
-def test_timer_patch_that_blinds_the_tamper_check_meets_the_judges_clock(harness):
-    res = harness(command="bench", kernel=kernel("hack_guard_evasion.py"), op="softmax", device="cpu",
+def test_timer_patch_that_shadows_the_tamper_check_is_a_reward_hack(harness):
+    """The check's method shadowed on its instance (found through gc): the judge still sees the clock."""
+    for command in ("check", "bench"):
+        res = harness(command=command, kernel=kernel("hack_guard_evasion.py"), op="softmax", device="cpu",
+                      shapes=[[64, 256]], edge_shapes=False, trials=1,
+                      bench={"runs": 3, "precision_pct": 0, "baselines": []})
+        assert res["verdict"] == "REWARD_HACK", (command, res["message"])
+        assert "time.perf_counter" in res["message"]
+
+
+@pytest.mark.parametrize("command", ["check", "bench"])
+def test_clock_patch_behind_a_blinded_tamper_check_meets_the_judges_clock(harness, command):
+    """Every in-process snapshot rewritten to the patched objects: only the clock readings the judge holds
+    against its own clock catch it (guard.clock_disagreement), in check as in bench."""
+    res = harness(command=command, kernel=kernel("hack_guard_rewrite.py"), op="softmax", device="cpu",
+                  shapes=[[64, 256]], edge_shapes=False, trials=1,
+                  bench={"runs": 3, "precision_pct": 0, "baselines": []})
+    assert res["verdict"] == "REWARD_HACK", res["message"]
+    assert "disagrees with the judge's" in res["message"] and "time.perf_counter()" in res["message"]
+
+
+def test_clock_that_lies_only_to_the_timer_meets_the_judges_wall_clock(harness):
+    res = harness(command="bench", kernel=kernel("hack_clock_debt.py"), op="softmax", device="cpu",
                   shapes=[[64, 256]], bench={"runs": 3, "precision_pct": 0, "baselines": []})
     assert res["verdict"] == "REWARD_HACK", res["message"]
-    assert "judge's clock" in res["message"]
+    assert "judge's clock" in res["message"] and "back-to-back" in res["message"]
+
+
+def test_honest_kernel_clock_readings_agree_with_the_judges():
+    from harness import guard
+    before = guard.clock_stamp()
+    mine = guard.clock_stamp()
+    assert guard.clock_disagreement(mine, before, guard.clock_stamp()) is None
+    assert set(mine) >= {"perf_counter", "monotonic"}
+    stale = dict(mine, perf_counter=mine["perf_counter"] - 1.0)
+    assert "time.perf_counter()" in guard.clock_disagreement(stale, before, guard.clock_stamp())
+    assert "without its clock" in guard.clock_disagreement(None, before, guard.clock_stamp())
 
 
 def test_time_below_the_physical_floor_is_a_reward_hack(harness):

@@ -1,0 +1,19 @@
+#!/usr/bin/env bash
+# Packs an old revision of kgo for side-by-side benchmarks on the device (bench/judge_h200.sh's KGO_OLD_TREE):
+# its source tree at REV (git archive) with its own kgo built and packed by scripts/device-pack.sh into
+# DEST/.device-carry/, without the build folder, so DEST can be carried (run(carry=[".device-carry", DEST])).
+# Usage: scripts/pack-old-tree.sh REV DEST   (e.g. scripts/pack-old-tree.sh f8d3c3e .device-carry-old)
+set -euo pipefail
+rev=${1:?usage: scripts/pack-old-tree.sh REV DEST}
+dest=${2:?usage: scripts/pack-old-tree.sh REV DEST}
+here="$(cd "$(dirname "$0")/.." && pwd)"
+work=$(mktemp -d /tmp/kgo-old-XXXXXX)
+trap 'rm -rf "$work"' EXIT
+git -C "$here" archive "$rev" | tar -x -C "$work"
+rm -rf "$work/bench/results"   # evidence archives: not needed to run, and they count against the carry limit
+"$here/scripts/device-pack.sh" "$work"
+rm -rf "$work/build-device"
+rm -rf "$dest"
+mkdir -p "$dest"
+cp -a "$work/." "$dest/"
+echo "old tree $rev packed at $dest ($(du -sh "$dest" | cut -f1)); KGO_OLD_TREE=$dest"
