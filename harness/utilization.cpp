@@ -6,8 +6,11 @@
 #include "core/files.hpp"
 #include "core/workspace.hpp"
 #include "harness/fields.hpp"
+#include "roofline/analysis.hpp"
+#include "roofline/cases.hpp"
 #include "roofline/catalog.hpp"
 #include "roofline/run.hpp"
+#include "specs/registry.hpp"
 
 namespace kgo::harness {
 
@@ -32,27 +35,40 @@ json catalog_work(const std::optional<std::string>& op, const std::string& dtype
 }
 
 json ceilings_for(const fs::path& workspace, const std::optional<std::string>& op, const std::string& dtype,
-                  const std::vector<std::vector<long long>>& shapes) {
+                 const std::vector<std::vector<long long>>& shapes) {
   if (!op || shapes.empty()) return nullptr;
-  roofline::RooflineOptions o;
-  o.op = op;
-  o.dtype = dtype;
-  o.shapes = {shape_label(json(shapes.front()))};
-  o.time_us = {1.0};  // only the inputs are wanted; a time keeps run_roofline from writing anything
+  roofline::CaseSet set;
+  specs::Registry reg;
   try {
-    const roofline::Inputs in = roofline::run_roofline(workspace, o).analysis.inputs;
-    double floor_bw = in.bandwidth.si_value;
-    std::string source = in.bandwidth.cited();
-    if (in.bandwidth_datasheet && in.bandwidth_datasheet->si_value > floor_bw) {
-      floor_bw = in.bandwidth_datasheet->si_value;
-      source = in.bandwidth_datasheet->cited();
-    }
-    if (!(floor_bw > 0)) return nullptr;
-    return {{"bytes_per_s", floor_bw}, {"audit_bytes_per_s", in.bandwidth.si_value},
-            {"source", source}, {"audit_source", in.bandwidth.cited()}};
+    roofline::CaseRequest cr;
+    cr.op = op;
+    cr.dtype = dtype;
+    cr.shapes = {shapes.front()};
+    set = roofline::build_cases(cr);
+    reg = specs::load_registry(workspace);
   } catch (const Error&) {
-    return nullptr;  // no registered specs: no floor (kgo bench says so in its utilization note)
+    return nullptr;  // not a catalog op, or no readable registry: no floor (kgo bench says so)
   }
+  auto bw = roofline::highest_registered(reg, "hbm_bandwidth");
+  auto audit_bw = roofline::registered(reg, "hbm_bandwidth");
+  auto peak = roofline::highest_registered(reg, set.compute_metric);
+  if (!bw && !peak) return nullptr;
+  json c = json::object();
+  if (bw) {
+    c["bytes_per_s"] = bw->si_value;
+    c["source"] = bw->cited();
+    c["audit_bytes_per_s"] = audit_bw->si_value;
+    c["audit_source"] = audit_bw->cited();
+  }
+  if (peak) {
+    c["flops_per_s"] = peak->si_value;
+    c["flops_source"] = peak->cited();
+  } else {
+    c["flops_note"] = fmt::format("no {} is registered for this workspace, so the floor has no FLOPs term; "
+                                  "`kgo spec auto` registers it from the gpu-wiki",
+                                  set.compute_metric);
+  }
+  return c;
 }
 
 Utilization utilization_for(const fs::path& workspace, const BenchReport& r) {

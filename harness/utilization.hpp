@@ -18,9 +18,10 @@ namespace kgo::harness {
 nlohmann::json catalog_work(const std::optional<std::string>& op, const std::string& dtype,
                             const std::vector<std::vector<long long>>& shapes);
 
-// The request's "ceilings" for the physical floor of a time: the larger of the measured and the datasheet
-// HBM bandwidth registered for the workspace (bytes_per_s), the measured-else-cited one for the audit
-// flag (audit_bytes_per_s), and their citations; null when the workspace has no specs or no op.
+// The request's "ceilings" for the physical floor of a time max(bytes / bandwidth, FLOPs / peak): the larger
+// of the measured and the datasheet HBM bandwidth (bytes_per_s) and compute peak for the op and dtype
+// (flops_per_s) registered for the workspace, the measured-else-cited bandwidth for the audit flag, each with
+// its citation; flops_note says when no compute peak is registered. Null with no op or no registered ceiling.
 nlohmann::json ceilings_for(const std::filesystem::path& workspace, const std::optional<std::string>& op,
                             const std::string& dtype, const std::vector<std::vector<long long>>& shapes);
 

@@ -62,6 +62,17 @@ std::optional<SpecRef> datasheet(const specs::Registry& reg, const std::string& 
 
 }  // namespace
 
+std::optional<SpecRef> registered(const specs::Registry& reg, const std::string& metric) {
+  return usable(reg, metric, true);
+}
+
+std::optional<SpecRef> highest_registered(const specs::Registry& reg, const std::string& metric) {
+  auto best = usable(reg, metric, true);
+  auto sheet = datasheet(reg, metric);
+  if (sheet && (!best || sheet->si_value > best->si_value)) best = sheet;
+  return best;
+}
+
 Inputs select_inputs(const specs::Registry& reg, const std::string& compute_metric, bool need_sm_count) {
   Inputs in;
   in.platform = reg.platform;

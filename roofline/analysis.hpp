@@ -39,6 +39,11 @@ struct Inputs {
 // suggesting `kgo spec auto`; there is no fallback value.
 Inputs select_inputs(const specs::Registry& reg, const std::string& compute_metric, bool need_sm_count);
 
+// One registered metric, measured preferred (`registered`), or the larger of its measured and datasheet
+// values (`highest_registered`: the lenient peak a physical floor needs); nullopt when none is usable.
+std::optional<SpecRef> registered(const specs::Registry& reg, const std::string& metric);
+std::optional<SpecRef> highest_registered(const specs::Registry& reg, const std::string& metric);
+
 enum class Bound { memory, compute, balanced };
 std::string to_string(Bound b);
 

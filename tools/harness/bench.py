@@ -9,7 +9,7 @@ import torch
 
 from harness import check, compare, envinfo, plausibility
 from harness.protocol import case_seed, is_cuda_fatal, tolerance
-from harness.timing import Timer, make_calls, stats, time_variant
+from harness.timing import Timer, make_calls, rotate_count, stats, time_variant
 
 
 def check_outputs(cases, outs, tol):
@@ -70,7 +70,7 @@ def run_bench(req, problem, kp, emit, ledger):
 
 
 def judge_sets(problem, kp, shape, seed, sets, index):
-    if problem.contract != "seed":
+    if problem.inputs_from == "both":
         return [problem.case(shape, seed + r, 0) for r in range(sets)]
     return [check.judge_case(problem, kp, shape, seed + r, 0, f"bench{index}.{r}") for r in range(sets)]
 
@@ -79,7 +79,9 @@ def bench_size(req, problem, kp, timer, shape, index, tol, work, warnings):
     o = req["bench"]
     device = problem.device
     seed = case_seed(req["seed"], index, 0)
-    got = kp.call("time", bench=o, shape=list(shape), seed=seed, ipc=check.ipc(device))
+    made = provided_sets(req, problem, kp, shape, seed) if problem.inputs_from == "judge" else None
+    got = kp.call("time", bench=o, shape=list(shape), seed=seed, ipc=check.ipc(device),
+                  sets=len(made) if made else None)
     for key in ("device_s", "compile_s", "warmup_s"):
         timer.ledger[key] = timer.ledger.get(key, 0.0) + float((got.get("ledger") or {}).get(key) or 0.0)
     samples = [float(x) for x in got["samples"]]
@@ -91,7 +93,7 @@ def bench_size(req, problem, kp, timer, shape, index, tol, work, warnings):
     named = list(zip([it.get("name", "") for it in got["outputs"]["items"]],
                      check.outputs_of(kp, got["outputs"], device)))
     outs = [[t for n, t in named if str(n).startswith(f"set{r}.")] for r in range(sets)]
-    cases = judge_sets(problem, kp, shape, seed, sets, index)
+    cases = made or judge_sets(problem, kp, shape, seed, sets, index)
     if o["check_outputs"]:
         ok, worst = check_outputs(cases, outs, tol)
         size["outputs_checked"] = ok
@@ -133,6 +135,21 @@ def bench_size(req, problem, kp, timer, shape, index, tol, work, warnings):
     for k in ("eager_us", "compile_us"):
         size.setdefault(k, None)
     return size
+
+
+def provided_sets(req, problem, kp, shape, seed):
+    """The timed input sets made here by the reference's code (inputs_from "judge") and shipped to the kernel's
+    process: as many as the kernel's process would rotate through (timing.rotate_count)."""
+    first = problem.case(shape, seed, 0)
+    l2 = torch.cuda.get_device_properties(torch.cuda.current_device()).L2_cache_size if problem.device == "cuda" else 0
+    check.reference_of(first)
+    set_bytes = sum(t.numel() * t.element_size() for t in first.input_tensors().values())
+    set_bytes += sum(t.numel() * t.element_size() for t in first.output_buffers())
+    cases = [first] + [problem.case(shape, seed + r, 0)
+                       for r in range(1, rotate_count(req["bench"]["rotate"], set_bytes, l2))]
+    for r, c in enumerate(cases):
+        check.provide(problem, kp, c, shape, seed + r, 0)
+    return cases
 
 
 _compiled = {}

@@ -6,7 +6,7 @@ import time
 import torch
 
 from harness import compare, cpu_honesty, ops, wire
-from harness.contracts import LoadError, SeedCase
+from harness.contracts import LoadError
 from harness.protocol import is_cuda_fatal, case_seed, merge_verdicts, tolerance
 from harness.remote import KernelDied, KernelError, KernelHack
 
@@ -90,14 +90,32 @@ def outputs_of(kp, message, device):
 
 
 def judge_case(problem, kp, shape, seed, trial, key):
-    """The judge's copy of a case: regenerated from the seed (op and CUDA contracts: the same bytes the
-    kernel's process makes), or built from the inputs setup() made there (seed contract)."""
+    """The judge's copy of a case (Problem.inputs_from): regenerated from the seed (op and CUDA contracts: the
+    same bytes the kernel's process makes), built from the inputs the kernel file's code made there (seed,
+    fmh66, tritonbench), or made here by the reference's code and shipped there (kernelbench, sol-execbench)."""
+    if problem.inputs_from == "judge":
+        case = problem.case(shape, seed, trial)
+        provide(problem, kp, case, shape, seed, trial)
+        kp.call("case", shape=shape, seed=seed, trial=trial, key=key)
+        return case
     got = kp.call("case", shape=shape, seed=seed, trial=trial, key=key)
-    if problem.contract == "seed":
+    if problem.inputs_from == "kernel":
         inputs = dict(wire.receive(kp.folder, got["inputs"], problem.device))
         inputs.update(got.get("scalars") or {})
-        return SeedCase.shipped(problem, shape, inputs, got["output_names"])
+        return problem.shipped_case(shape, inputs, got["output_names"])
     return problem.case(shape, seed, trial)
+
+
+def provide(problem, kp, case, shape, seed, trial):
+    """Ships a judge-made case's inputs (as bytes; scalars as JSON) to the kernel's process. The reference
+    runs first: it may settle the inputs (a problem whose domain refuses scaled inputs keeps its own)."""
+    reference_of(case)
+    args = list(case.args)
+    tensors = [(f"arg{i}", a) for i, a in enumerate(args) if type(a) is torch.Tensor]
+    kp.call("provide", shape=list(shape), seed=seed, trial=trial, count=len(args),
+            inputs=wire.send(kp.folder, tensors),
+            scalars={str(i): a for i, a in enumerate(args) if isinstance(a, (bool, int, float, str))},
+            extra=case.provided_extra() if hasattr(case, "provided_extra") else {})
 
 
 def invalid_reference(case, refs):
@@ -229,11 +247,13 @@ def delegation(problem, kp, shapes, seeds, allowed):
 
 
 def _delegation_at(problem, kp, shape, seed, allowed, full, own_gpu):
+    if problem.inputs_from == "judge":
+        provide(problem, kp, problem.case(shape, seed, 0), shape, seed, 0)
     prof = kp.call("profile", shape=shape, seed=seed, full=full)
     ref_kernels = set()
     if problem.device == "cuda" and full:
         from torch.profiler import ProfilerActivity, profile
-        eager = problem.case(shape, seed, 0).eager() if problem.contract != "seed" else None
+        eager = problem.case(shape, seed, 0).eager() if problem.inputs_from != "kernel" else None
         if eager is not None:
             eager()
             torch.cuda.synchronize()

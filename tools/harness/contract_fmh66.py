@@ -18,16 +18,25 @@ def detect(kernel_text, ref_path, ref_text):
 
 
 def load(problem):
+    """Kernel role: the kernel file (setup makes the inputs, run_kernel runs); reference role: ref.py only,
+    with the dims the kernel's process read from setup's signature."""
+    problem.inputs_from = "kernel"
+    problem.dims_owner = "setup()"
+    if problem.role != "kernel":
+        if not problem.req.get("reference"):
+            raise C.LoadError("the fmh66 contract needs ref.py with reference(**kw); pass --reference ref.py")
+        problem.ref_module = C.import_file(problem.req["reference"], C.sha256_file(problem.req["reference"]))
+        if not callable(getattr(problem.ref_module, "reference", None)):
+            raise C.LoadError("ref.py defines no reference(**kw) function", culprit="reference")
+        problem.ref_fn = problem.ref_module.reference
+        problem.dim_names, problem.dim_defaults = problem.kernel_info["dims"]
+        return
     problem.module = C.import_file(problem.kernel_path, problem.sha)
     for name in ("setup", "run_kernel"):
         if not callable(getattr(problem.module, name, None)):
             raise C.LoadError(f"{problem.kernel_path.name} lacks {name}() required by the fmh66 contract")
     if not problem.req.get("reference"):
         raise C.LoadError("the fmh66 contract needs ref.py with reference(**kw); pass --reference ref.py")
-    problem.ref_module = C.import_file(problem.req["reference"], C.sha256_file(problem.req["reference"]))
-    if not callable(getattr(problem.ref_module, "reference", None)):
-        raise C.LoadError("ref.py defines no reference(**kw) function", culprit="reference")
-    problem.ref_fn = problem.ref_module.reference
     sig = inspect.signature(problem.module.setup)
     dims = [p for p in sig.parameters.values()
             if p.name not in NOT_DIMS and p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)]
@@ -38,7 +47,7 @@ def load(problem):
                           culprit="setup")
     problem.dim_names = [p.name for p in dims]
     problem.dim_defaults = [p.default for p in dims]
-    problem.dims_owner = "setup()"
+    problem.facts = {"dims": [problem.dim_names, problem.dim_defaults]}
     problem.setup_takes_device = "device" in sig.parameters
 
 
@@ -55,6 +64,10 @@ def edge_shapes(problem, shapes):
 
 def case(problem, shape, seed, trial):
     return Fmh66Case(problem, shape, seed)
+
+
+def shipped_case(problem, shape, inputs, output_names):
+    return Fmh66Case.shipped(problem, shape, inputs, output_names)
 
 
 class Fmh66Case(C.SeedCase):

@@ -44,6 +44,10 @@ def _catalog_op(source):
 
 
 def load(problem):
+    """Reference role: the problem file (Model, inputs, init inputs, dims); kernel role: the kernel file's
+    ModelNew only, built from the init inputs and fed the inputs the judge ships (inputs_from "judge")."""
+    problem.inputs_from = "judge"
+    problem.models = {}
     if not problem.req.get("reference"):
         raise C.LoadError("the KernelBench contract needs the problem file (Model, get_inputs, "
                           "get_init_inputs) as the reference: pass --reference problem.py")
@@ -51,23 +55,24 @@ def load(problem):
     if problem.device == "cpu" and "load_inline" in text:
         raise C.LoadError("ModelNew compiles CUDA with load_inline, which needs a GPU and nvcc; run on a GPU",
                           culprit="environment", needs_gpu=True)
+    if problem.role == "kernel":
+        problem.module = C.import_file(problem.kernel_path, problem.sha)
+        if not hasattr(problem.module, "ModelNew"):
+            raise C.LoadError(f"{problem.kernel_path.name} defines no ModelNew class; a KernelBench kernel is "
+                              "`class ModelNew(nn.Module)` built with the problem's init inputs", culprit="kernel")
+        return
     ref_path = problem.req["reference"]
     problem.ref_module = C.import_file(ref_path, C.sha256_file(ref_path))
     for name in ("Model", "get_inputs", "get_init_inputs"):
         if not hasattr(problem.ref_module, name):
             raise C.LoadError(f"the problem file lacks {name}; a KernelBench problem defines Model, get_inputs "
                               "and get_init_inputs", culprit="reference")
-    problem.module = C.import_file(problem.kernel_path, problem.sha)
-    if not hasattr(problem.module, "ModelNew"):
-        raise C.LoadError(f"{problem.kernel_path.name} defines no ModelNew class; a KernelBench kernel is "
-                          "`class ModelNew(nn.Module)` built with the problem's init inputs", culprit="kernel")
     ref_text = open(ref_path, errors="replace").read()
     dims = _int_globals(ref_text)
     problem.dim_names = [n for n, _ in dims]
     problem.dim_defaults = [v for _, v in dims]
     problem.dims_owner = "the problem file"
     problem.op = problem.op or _catalog_op(ref_text)
-    problem.models = {}
 
 
 def default_shapes(problem):
@@ -93,6 +98,7 @@ def _cast(value, dtype, device):
 
 
 def _models(problem, dims):
+    """The judge's Model (the kernel's dtype) and its float64 copy for these dims, and the init inputs."""
     key = tuple(dims.values())
     if key not in problem.models:
         mod = problem.ref_module
@@ -105,16 +111,23 @@ def _models(problem, dims):
         except Exception as e:
             raise C.LoadError(f"the problem's Model(*get_init_inputs()) raised {type(e).__name__}: {e}",
                               culprit="reference") from e
+        model64 = copy.deepcopy(model).to(problem.device, torch.float64)
+        model = model.to(problem.device, problem.dtype)
+        problem.models[key] = (model, model64, init)
+    return problem.models[key]
+
+
+def _model_new(problem, init):
+    """The kernel's ModelNew built from the init inputs after the same seed as Model (equal weights)."""
+    key = repr(init)
+    if key not in problem.models:
         try:
             torch.manual_seed(WEIGHT_SEED)
             new = problem.module.ModelNew(*init)
         except Exception as e:
             raise C.LoadError(f"ModelNew(*get_init_inputs()) raised {type(e).__name__}: {e}",
                               culprit="kernel") from e
-        model64 = copy.deepcopy(model).to(problem.device, torch.float64)
-        model = model.to(problem.device, problem.dtype)
-        new = new.to(problem.device, problem.dtype)
-        problem.models[key] = (model, new, model64)
+        problem.models[key] = new.to(problem.device, problem.dtype)
     return problem.models[key]
 
 
@@ -122,8 +135,15 @@ class KernelBenchCase:
     def __init__(self, problem, shape, seed, trial):
         self.p = problem
         self.shape = list(shape)
+        self.output_names = ["out"]
+        self._ref = None
+        if problem.role == "kernel":
+            got = problem.take_provided(shape, seed, trial)
+            self.args = list(got["args"])
+            self.new = _model_new(problem, got["extra"].get("init", []))
+            return
         dims = formats.dims_for(problem, shape)
-        self.model, self.new, self.model64 = _models(problem, dims)
+        self.model, self.model64, self.init = _models(problem, dims)
         for name, value in dims.items():
             setattr(problem.ref_module, name, value)
         torch.manual_seed(seed)
@@ -137,8 +157,12 @@ class KernelBenchCase:
         if self.scaled:
             self.args = [a * 4 if isinstance(a, torch.Tensor) and a.dtype.is_floating_point else a
                          for a in self.args]
-        self.output_names = ["out"]
-        self._ref = None
+
+    def provided_extra(self):
+        if not all(isinstance(v, (bool, int, float, str)) for v in self.init):
+            raise C.LoadError("get_init_inputs() returns values other than numbers and strings; kgo ships only "
+                              "those to the kernel's process", culprit="contract")
+        return {"init": self.init}
 
     def input_tensors(self):
         return {f"arg{i}": a for i, a in enumerate(self.args) if isinstance(a, torch.Tensor)}

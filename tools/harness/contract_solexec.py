@@ -43,11 +43,20 @@ def _workloads(path):
 
 
 def load(problem):
+    """Reference role: the definition's reference code, inputs (custom_inputs_entrypoint included) and
+    workloads; kernel role: the kernel file's entry only, fed the inputs the judge ships and output buffers of
+    the shapes it names (inputs_from "judge"). The definition's JSON is data to both."""
     if not problem.req.get("reference"):
         raise _err("the SOL-ExecBench contract needs definition.json as the reference (--reference)")
+    problem.inputs_from = "judge"
     path = pathlib.Path(problem.req["reference"])
     d = json.loads(path.read_text())
     problem.definition = d
+    names_in, names_out = list(d["inputs"]), list(d["outputs"])
+    if problem.role == "kernel":
+        _load_kernel(problem, names_in, names_out)
+        return
+    problem.entry, problem.dps = problem.kernel_info.get("entry"), problem.kernel_info.get("dps")
     ref = types.ModuleType(f"kgo_definition_{d.get('name', 'ref')}")
     try:
         exec(compile(d["reference"], f"{path.name}:reference", "exec"), ref.__dict__)
@@ -56,24 +65,6 @@ def load(problem):
     if not callable(ref.__dict__.get("run")):
         raise _err(f"{path.name}'s reference code defines no run(...)", "reference")
     problem.ref_module = ref
-    problem.module = C.import_file(problem.kernel_path, problem.sha)
-    names_in, names_out = list(d["inputs"]), list(d["outputs"])
-    problem.entry = problem.req.get("entry") or _find_entry(problem.module, names_in, problem.kernel_path)
-    fn = getattr(problem.module, problem.entry, None)
-    if not callable(fn):
-        raise _err(f"{problem.kernel_path.name} defines no function '{problem.entry}'; pass --entry NAME")
-    problem.fn = fn
-    n = len([p for p in __import__("inspect").signature(fn).parameters.values()
-             if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)])
-    if n == len(names_in) + len(names_out):
-        problem.dps = True
-    elif n == len(names_in):
-        problem.dps = False
-    else:
-        raise _err(f"{problem.entry}() takes {n} positional parameters; the definition has inputs "
-                   f"({', '.join(names_in)}) and outputs ({', '.join(names_out)}), so it must take "
-                   f"{len(names_in)} (returning the outputs) or {len(names_in) + len(names_out)} "
-                   "(destination-passing: the outputs last)", "kernel")
     axes = d["axes"]
     problem.dim_names = [k for k, a in axes.items() if a.get("type") == "var"]
     problem.workloads = _workloads(path)
@@ -87,6 +78,28 @@ def load(problem):
     problem.dim_defaults = list(next(iter(by_shape), [1] * len(problem.dim_names)))
     problem.dims_owner = f"{path.name} (var axes)"
     problem.op = problem.op or ops.lookup(d.get("op_type") or "")
+
+
+def _load_kernel(problem, names_in, names_out):
+    import inspect
+    problem.module = C.import_file(problem.kernel_path, problem.sha)
+    problem.entry = problem.req.get("entry") or _find_entry(problem.module, names_in, problem.kernel_path)
+    fn = getattr(problem.module, problem.entry, None)
+    if not callable(fn):
+        raise _err(f"{problem.kernel_path.name} defines no function '{problem.entry}'; pass --entry NAME")
+    problem.fn = fn
+    n = len([p for p in inspect.signature(fn).parameters.values()
+             if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)])
+    if n == len(names_in) + len(names_out):
+        problem.dps = True
+    elif n == len(names_in):
+        problem.dps = False
+    else:
+        raise _err(f"{problem.entry}() takes {n} positional parameters; the definition has inputs "
+                   f"({', '.join(names_in)}) and outputs ({', '.join(names_out)}), so it must take "
+                   f"{len(names_in)} (returning the outputs) or {len(names_in) + len(names_out)} "
+                   "(destination-passing: the outputs last)", "kernel")
+    problem.facts = {"dps": problem.dps}
 
 
 def _find_entry(module, names_in, kernel_path):
@@ -124,7 +137,7 @@ def edge_shapes(problem, shapes):
 
 
 def case(problem, shape, seed, trial):
-    return SolCase(problem, shape, seed)
+    return SolCase(problem, shape, seed, trial)
 
 
 def _axes_values(problem, dims):
@@ -147,10 +160,18 @@ def _dtype(name):
 
 
 class SolCase:
-    def __init__(self, problem, shape, seed):
+    def __init__(self, problem, shape, seed, trial=0):
         self.p = problem
         self.shape = list(shape)
         d = problem.definition
+        self.output_names = list(d["outputs"])
+        self._ref = None
+        if problem.role == "kernel":
+            got = problem.take_provided(shape, seed, trial)
+            self.args = list(got["args"])
+            self.outputs = [torch.empty(sh, dtype=_dtype(dt), device=problem.device)
+                            for sh, dt in got["extra"].get("outputs", [])]
+            return
         dims = formats.dims_for(problem, shape)
         axes = _axes_values(problem, dims)
         work = problem.workload_by_shape.get(tuple(shape)) or {}
@@ -192,6 +213,9 @@ class SolCase:
             self.outputs.append(torch.empty(sh, dtype=_dtype(spec.get("dtype", "float32")), device=problem.device))
         self.output_names = list(d["outputs"])
         self._ref = None
+
+    def provided_extra(self):
+        return {"outputs": [[list(t.shape), str(t.dtype).replace("torch.", "")] for t in self.outputs]}
 
     def input_tensors(self):
         return {n: a for n, a in zip(self.p.definition["inputs"], self.args) if isinstance(a, torch.Tensor)}

@@ -73,6 +73,16 @@ def _benchmarks(cls):
 
 
 def load(problem):
+    """The Operator's file holds both sides. Kernel role: the named benchmark, and the input tuples (shipped to
+    the judge: inputs_from "kernel"); baseline role (a second process, remote.Pool.helper): the baseline only;
+    reference role (the judge): neither, it never imports the file; the baseline's outputs come as bytes."""
+    problem.inputs_from = "kernel"
+    problem.dim_names = ["input"]
+    problem.dims_owner = "the Operator"
+    if problem.role == "reference":
+        problem.entry = problem.kernel_info.get("entry")
+        problem.input_count = int(problem.kernel_info.get("input_count") or 0)
+        return
     stand_in = _install_stand_in()
     problem.module = C.import_file(problem.kernel_path, problem.sha)
     cls = getattr(problem.module, "Operator", None)
@@ -95,15 +105,15 @@ def load(problem):
         entry = others[0]
     if entry not in others:
         raise C.LoadError(f"--entry {entry} is not one of the Operator's benchmarks ({', '.join(others)})")
-    problem.entry = entry
-    problem.baseline_name = baselines[0]
     args = argparse.Namespace(device=problem.device, dtype=problem.dtype, precision=str(problem.dtype))
     try:
         problem.operator = cls(args, [])
     except Exception as e:
         raise C.LoadError(f"Operator(tb_args, extra_args) raised {type(e).__name__}: {e}", culprit="setup") from e
-    problem.dim_names = ["input"]
-    problem.dims_owner = "the Operator"
+    problem.entry = baselines[0] if problem.role == "baseline" else entry
+    operator, name = problem.operator, problem.entry
+    problem.run_entry = lambda call_args: C.as_list(getattr(operator, name)(*call_args)())
+    problem.facts = {"reference_in_kernel_file": True, "input_count": len(_input_sets(problem, 0))}
 
 
 def _input_sets(problem, seed):
@@ -115,7 +125,7 @@ def _input_sets(problem, seed):
 
 
 def default_shapes(problem):
-    count = len(_input_sets(problem, 0))
+    count = problem.input_count
     if count == 0:
         raise C.LoadError("Operator.get_input_iter() yields no inputs", culprit="setup")
     asked = [s[0] for s in problem.req.get("shapes") or [] if problem.req.get("shapes_given", True)]
@@ -133,7 +143,14 @@ def case(problem, shape, seed, trial):
     return TritonBenchCase(problem, shape, seed)
 
 
+def shipped_case(problem, shape, inputs, output_names):
+    return TritonBenchCase.shipped(problem, shape, inputs)
+
+
 class TritonBenchCase:
+    """Kernel role: an input tuple from get_input_iter() and the named benchmark; the judge's copy (shipped)
+    holds the same inputs and asks the baseline process for the reference."""
+
     def __init__(self, problem, shape, seed):
         self.p = problem
         self.shape = list(shape)
@@ -143,8 +160,12 @@ class TritonBenchCase:
         self.output_names = ["out"]
         self._ref = None
 
-    def _call(self, name, args):
-        return C.as_list(getattr(self.p.operator, name)(*args)())
+    @classmethod
+    def shipped(cls, problem, shape, inputs):
+        case = cls.__new__(cls)
+        case.p, case.shape, case.output_names, case._ref = problem, list(shape), ["out"], None
+        case.args = [inputs[f"arg{i}"] for i in range(len(inputs))]
+        return case
 
     def input_tensors(self):
         return {f"arg{i}": a for i, a in enumerate(self.args) if isinstance(a, torch.Tensor)}
@@ -156,23 +177,38 @@ class TritonBenchCase:
         pass
 
     def run(self):
-        return self._call(self.p.entry, self.args)
+        return self.p.run_entry(self.args)
+
+    def _baseline(self, args):
+        from harness import check, wire
+        rp = self.p.reference_process
+        tensors = [(f"arg{i}", a) for i, a in enumerate(args) if type(a) is torch.Tensor]
+        got = rp.call("reference", count=len(args), inputs=wire.send(rp.folder, tensors),
+                      scalars={str(i): a for i, a in enumerate(args) if isinstance(a, (bool, int, float, str))},
+                      ipc=check.ipc(self.p.device))
+        return check.outputs_of(rp, got["outputs"], self.p.device)
 
     def reference64(self):
         if self._ref is None:
+            from harness.remote import KernelError
             try:
-                self._ref = self._call(self.p.baseline_name, [C.upcast(a) for a in self.args])
-            except (RuntimeError, TypeError, NotImplementedError):
+                self._ref = self._baseline([C.upcast(a) for a in self.args])
+            except KernelError:
                 self.p.reference_dtype = str(self.p.dtype).replace("torch.", "")
-                self._ref = self._call(self.p.baseline_name, list(self.args))
+                self._ref = self._baseline(list(self.args))
         return self._ref
 
     def expected_dtypes(self):
         return [self.p.dtype if r.dtype.is_floating_point else r.dtype for r in self.reference64()]
 
     def eager(self):
-        fn = getattr(self.p.operator, self.p.baseline_name)(*self.args)
-        return lambda: C.as_list(fn())
+        raise C.LoadError("the baseline lives in the Operator's own file, which the judge does not run; "
+                          "its time is not measured here", culprit="contract")
 
     def eager_callable(self):
-        return getattr(self.p.operator, self.p.baseline_name)(*self.args), [], {}
+        self.eager()
+
+    def work(self):
+        total = sum(a.numel() * a.element_size() for a in self.args if isinstance(a, torch.Tensor))
+        total += sum(r.numel() * self.p.dtype.itemsize for r in self.reference64() if isinstance(r, torch.Tensor))
+        return total, None

@@ -109,11 +109,18 @@ def tolerance_overrides(module):
 class Problem:
     """role "kernel": the kernel's process (imports the kernel, never ref.py); role "reference": the judge's
     (ref.py and the op table, never the kernel's code: kernel facts such as `fn_params` come from the kernel
-    process through `kernel_info`)."""
+    process through `kernel_info`); role "baseline" (formats whose reference lives in the kernel's own file):
+    a second process that imports that file and runs only its reference (`run_entry`).
+    `inputs_from` says where a case's inputs are made: "both" (the same bytes from the seed on each side),
+    "kernel" (the kernel file's code makes them: shipped to the judge) or "judge" (the reference's code makes
+    them: shipped to the kernel process before it builds the case, into `provided`)."""
 
     def __init__(self, req, role, kernel_info=None):
         self.req = req
         self.role = role
+        self.kernel_info = kernel_info or {}
+        self.inputs_from = "both"
+        self.provided = {}
         self.device = req["device"]
         self.kernel_path = pathlib.Path(req["kernel"])
         self.sha = sha256_file(self.kernel_path)
@@ -134,9 +141,10 @@ class Problem:
             cpu_honesty.install()
         self.module = None
         if self.adapter is not None:
-            # Published formats (formats.py) still load kernel and reference together in each role.
-            self.adapter.load(self)
+            self.adapter.load(self)  # each adapter loads only its role's side (formats.py)
             return
+        if self.contract == "seed":
+            self.inputs_from = "kernel"
         if role == "reference":
             if req.get("reference"):
                 self.ref_module = import_file(req["reference"], sha256_file(req["reference"]))
@@ -279,6 +287,20 @@ class Problem:
         if self.contract == "seed":
             return SeedCase(self, shape, seed)
         return CudaCase(self, shape, gen)
+
+    def shipped_case(self, shape, inputs, output_names):
+        """The judge's copy of a case whose inputs the kernel process made (inputs_from "kernel")."""
+        if self.adapter is not None:
+            return self.adapter.shipped_case(self, shape, inputs, output_names)
+        return SeedCase.shipped(self, shape, inputs, output_names)
+
+    def take_provided(self, shape, seed, trial):
+        """The inputs the judge shipped for this case (inputs_from "judge"), kept for later calls."""
+        got = self.provided.get((tuple(shape), int(seed), int(trial)))
+        if got is None:
+            raise LoadError(f"the judge sent no inputs for shape {list(shape)} seed {seed} trial {trial}",
+                            culprit="contract")
+        return got
 
     def default_shapes(self):
         if self.adapter is not None:

@@ -44,14 +44,32 @@ class KernelSide:
         req = msg["request"]
         if req["device"] == "cpu" and req.get("memory_limit_mb") and self.memory_cap_mb is None:
             self.memory_cap_mb = limit_memory(req["memory_limit_mb"])
-        self.problem = Problem(req, "kernel")
+        self.problem = Problem(req, msg.get("role", "kernel"))
         self.verify("while being imported")
         p = self.problem
         local = sorted({os.path.realpath(m.__file__) for m in list(sys.modules.values())
                         if isinstance(getattr(m, "__file__", None), str)
                         and os.path.realpath(m.__file__).startswith(str(p.kernel_path.parent) + os.sep)})
+        # Kernel facts the judge needs without running the kernel's code (formats.py adapters add theirs).
         return {"fn_params": getattr(p, "fn_params", None), "entry": p.entry, "contract": p.contract,
-                "compile_s": p.compile_s, "local_files": local}
+                "compile_s": p.compile_s, "local_files": local, **getattr(p, "facts", {})}
+
+    def provide(self, msg):
+        """Inputs the judge made for one case (inputs_from "judge"), kept until the case is built."""
+        p = self.problem
+        if len(p.provided) >= 64:
+            p.provided.pop(next(iter(p.provided)))
+        p.provided[(tuple(msg["shape"]), int(msg["seed"]), int(msg["trial"]))] = {
+            "args": _args(self.folder, msg, p.device), "extra": msg.get("extra") or {}}
+        return {}
+
+    def reference(self, msg):
+        """Role "baseline": the reference of the kernel's own file on the inputs the judge sends."""
+        from harness import wire
+        wire.release()
+        outs = self.problem.run_entry(_args(self.folder, msg, self.problem.device))
+        self.verify("while running the reference")
+        return {"outputs": wire.send(self.folder, _named(None, outs), bool(msg.get("ipc")))}
 
     def case(self, msg):
         from harness import wire
@@ -60,10 +78,11 @@ class KernelSide:
         self._reuse_storage(case, tuple(shape))
         self.cases[key] = case
         reply = {"output_names": list(case.output_names)}
-        if self.problem.contract == "seed":
-            reply["inputs"] = wire.send(self.folder, [(k, v) for k, v in case.inputs.items()
-                                                      if type(v) is self.torch.Tensor])
-            reply["scalars"] = {k: v for k, v in case.inputs.items() if isinstance(v, (int, float, bool, str))}
+        if self.problem.inputs_from == "kernel":
+            items = list(case.inputs.items()) if isinstance(getattr(case, "inputs", None), dict) else \
+                [(f"arg{i}", a) for i, a in enumerate(case.args)]
+            reply["inputs"] = wire.send(self.folder, [(k, v) for k, v in items if type(v) is self.torch.Tensor])
+            reply["scalars"] = {k: v for k, v in items if isinstance(v, (int, float, bool, str))}
         return reply
 
     def _reuse_storage(self, case, shape):
@@ -190,10 +209,19 @@ def _AtenRecorder():
     return _aten_recorder_class()()
 
 
+def _args(folder, msg, device):
+    """A positional argument list from a judge's message: tensors as `arg<i>` in its file, scalars by index."""
+    from harness import wire
+    got = dict(wire.receive(folder, msg["inputs"], device))
+    scalars = msg.get("scalars") or {}
+    return [got.get(f"arg{i}", scalars.get(str(i))) for i in range(int(msg["count"]))]
+
+
 def _named(case, outs):
     if outs is None:
         return []
-    names = case.output_names if len(case.output_names) == len(outs) else [f"out{i}" for i in range(len(outs))]
+    names = case.output_names if case is not None and len(case.output_names) == len(outs) else \
+        [f"out{i}" for i in range(len(outs))]
     return list(zip(names, outs))
 
 

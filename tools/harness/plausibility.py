@@ -41,7 +41,8 @@ def wall_check(kp, size, device):
 
 
 def floor_check(size, ceilings):
-    """REWARD_HACK below the floor max(bytes / bandwidth, FLOPs / peak); audit flags near a ceiling."""
+    """REWARD_HACK below the floor max(bytes / bandwidth, FLOPs / peak), each term from a registered, cited
+    ceiling; a FLOPs count with no registered peak is said in `floor_note`; audit flags near a ceiling."""
     if not ceilings:
         return
     med = size["median_us"]
@@ -49,15 +50,18 @@ def floor_check(size, ceilings):
     source = ceilings.get("source") or "kgo's ceilings"
     floors = []
     if bw and size.get("bytes"):
-        floors.append((size["bytes"] / bw * 1e6, f"{size['bytes']:.0f} B / {bw / 1e12:.3g} TB/s"))
+        floors.append((size["bytes"] / bw * 1e6, f"{size['bytes']:.0f} B / {bw / 1e12:.3g} TB/s", source))
     if peak and size.get("flops"):
-        floors.append((size["flops"] / peak * 1e6, f"{size['flops']:.0f} FLOP / {peak / 1e12:.3g} TFLOP/s"))
+        floors.append((size["flops"] / peak * 1e6, f"{size['flops']:.0f} FLOP / {peak / 1e12:.3g} TFLOP/s",
+                       ceilings.get("flops_source") or source))
+    elif size.get("flops") and not peak:
+        size["floor_note"] = ceilings.get("flops_note") or "no compute peak is registered: the floor has no FLOPs term"
     if not floors:
         return
-    floor, text = max(floors)
+    floor, text, cited = max(floors)
     size["floor_us"] = floor
     if med < floor:
-        size["reward_hack"] = (f"{med:.2f} us is below the physical floor {text} = {floor:.2f} us ({source}); "
+        size["reward_hack"] = (f"{med:.2f} us is below the physical floor {text} = {floor:.2f} us ({cited}); "
                                "no kernel can be that fast, so the time is not recorded")
         return
     audit_bw = ceilings.get("audit_bytes_per_s") or bw

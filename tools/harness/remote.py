@@ -55,6 +55,7 @@ class KernelProcess:
         self.identity = None
         self.ready = False
         self.info = None
+        self.helper = None   # a second process for the same identity (Pool.helper)
 
     def _read(self):
         line = self.inp.readline()
@@ -113,6 +114,9 @@ class KernelProcess:
         return f"the kernel's process exited with status {rc}"
 
     def close(self):
+        if self.helper is not None:
+            self.helper.close()
+            self.helper = None
         procs.kill_tree(owner=self.proc.pid)
         try:
             self.proc.kill()
@@ -215,6 +219,14 @@ class Pool:
         proc.identity = identity
         self.current = proc
         return proc, False
+
+    def helper(self):
+        """A second process bound to the current identity, started on first use and ended with it: for a
+        reference that lives in the kernel's own file (it runs there, never here or beside the kernel)."""
+        cur = self.current
+        if cur.helper is None or cur.helper.proc.poll() is not None:
+            cur.helper = KernelProcess(self.device)
+        return cur.helper
 
     def discard(self):
         """Ends the kernel's process and everything it started, also what escaped into a session of its own

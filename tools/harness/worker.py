@@ -118,8 +118,13 @@ def handle(req, emit):
         # imported before the kernel's code runs anywhere; a definition.json (sol-execbench) is read by its adapter
         if req.get("reference") and req["reference"].endswith(".py"):
             import_file(req["reference"], next(s["sha256"] for s in srcs if s["path"] == req["reference"]))
-        info = kp.call("load", request=req)  # the kernel role never imports ref.py (formats.py adapters aside)
+        info = kp.call("load", request=req)  # the kernel role never imports ref.py
         problem = Problem(req, "reference", info)
+        if info.get("reference_in_kernel_file"):
+            # The reference lives in the kernel's own file (tritonbench): it runs in a second process, so
+            # neither this process runs the file's code nor the kernel's process holds the reference's outputs.
+            problem.reference_process = POOL.helper()
+            problem.reference_process.call("load", request=req, role="baseline")
     except remote.KernelHack as h:
         POOL.discard()
         res.update({"verdict": "REWARD_HACK", "message": str(h)})
@@ -153,6 +158,9 @@ def handle(req, emit):
         elif cmd == "bench":
             res.update(bench.run_bench(req, problem, kp, emit, ledger))
         elif cmd == "run-once":
+            if problem.inputs_from == "judge":
+                shape = list(req["shapes"][0])
+                check.provide(problem, kp, problem.case(shape, req["seed"], 0), shape, req["seed"], 0)
             got = kp.call("run_once", request=req)
             names = got["launches"]
             shape = list(req["shapes"][0])

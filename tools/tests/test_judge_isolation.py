@@ -31,6 +31,28 @@ def test_reference_theft_finds_nothing_to_steal(harness, name):
     assert failed_on_values(res), res["message"]
 
 
+FORMATS = KERNELS.parents[2] / "examples" / "formats"
+THIEVES = {"fmh66": ("fmh66_thief.py", {"reference": str(FORMATS / "fmh66" / "ref.py")}),
+           "kernelbench": ("kernelbench_thief.py", {"reference": str(FORMATS / "kernelbench" / "problem.py"),
+                                                    "dims": {"batch": 8, "features": 100}}),
+           "sol-execbench": ("sol_thief.py", {"reference": str(FORMATS / "sol-execbench" / "definition.json")}),
+           "tritonbench": ("tritonbench_thief.py", {})}
+
+
+@pytest.mark.parametrize("fmt", sorted(THIEVES))
+def test_format_kernel_cannot_reach_the_reference(harness, fmt):
+    """Per published format: the kernel looks for the reference's code and outputs in its process (gc, the
+    stack, sys.modules) and patches the comparison at import. The reference side runs only in the judge (or,
+    for tritonbench, whose baseline is in the kernel's file, in a second process) and the judge never imports
+    the kernel's file, so it finds nothing, patches nothing that judges, and fails on its values."""
+    name, extra = THIEVES[fmt]
+    res = harness(command="check", kernel=str(KERNELS / "formats" / name), device="cpu", trials=1,
+                  edge_shapes=False, **extra)
+    assert res["contract"] == fmt
+    assert failed_on_values(res), res["message"]
+    assert all(c["status"] == "FAIL" for c in res["cases"])
+
+
 def test_patched_checker_does_not_judge(harness):
     assert failed_on_values(check(harness, "hack_patch_checker.py"))
 
@@ -116,6 +138,23 @@ def test_time_below_the_physical_floor_is_a_reward_hack(harness):
                   bench={"runs": 3, "precision_pct": 0, "baselines": []})
     assert res["verdict"] == "REWARD_HACK"
     assert "physical floor" in res["message"] and "1000000000000000 B" in res["message"]
+
+
+def test_flops_term_of_the_physical_floor(harness):
+    """The floor is max(bytes / bandwidth, FLOPs / peak): a FLOP count no CPU can do in the time decides alone,
+    with the peak's citation; without a registered peak the floor says it has no FLOPs term."""
+    req = dict(command="bench", kernel=str(KERNELS.parents[2] / "examples" / "softmax" / "kernel.py"),
+               op="softmax", device="cpu", shapes=[[64, 256]], work=[{"shape": [64, 256], "bytes": 1.0, "flops": 1e16}],
+               bench={"runs": 3, "precision_pct": 0, "baselines": []})
+    res = harness(**req, ceilings={"bytes_per_s": 1e15, "source": "bw cite", "flops_per_s": 1e12,
+                                   "flops_source": "peak cite"})
+    assert res["verdict"] == "REWARD_HACK"
+    assert "10000000000000000 FLOP / 1 TFLOP/s" in res["message"] and "peak cite" in res["message"]
+    assert res["sizes"][0]["floor_us"] == pytest.approx(1e10)
+    res = harness(**req, ceilings={"bytes_per_s": 1e15, "source": "bw cite", "flops_note": "no fp32 peak registered"})
+    size = res["sizes"][0]
+    assert res["verdict"] == "PASS" and size["floor_note"] == "no fp32 peak registered"
+    assert size["floor_us"] == pytest.approx(1e-9)
 
 
 def test_near_ceiling_result_is_flagged_for_a_human(harness):
