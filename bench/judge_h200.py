@@ -7,7 +7,8 @@
            side-stream or FAIL flag. --runs N runs (default 10); --deadline S stops starting new runs after S
            seconds and says how many completed.
   cheats   the timing cheats: timer patching, timer patches that first blind the in-process tamper check
-           (host clock and, on the GPU, events), side streams without a join; each must be caught.
+           (host clock and, on the GPU, events), side streams without a join, and a kernel over its GPU
+           memory cap; each must be caught.
   cycle    the warm check+bench cycle and the cold check of examples/softmax (bench/warm_cycle.py), the new
            kgo and the old tree's kgo alternating round by round, with medians and new/old ratios.
 Usage: bench/judge_h200.py honest|cheats|cycle --out DIR [--device cuda|cpu] [options below]
@@ -168,9 +169,11 @@ def cheats(args):
     if dev == "cuda":
         cases += [case("events patch blinding the tamper check", "hack_event_evasion.py", "bench", "REWARD_HACK"),
                   case("side stream without a join", "cheat_side_stream.py", "check", "FAIL", trials=2),
-                  case("side stream, bench", "cheat_side_stream.py", "bench", "FAIL")]
+                  case("side stream, bench", "cheat_side_stream.py", "bench", "FAIL"),
+                  case("6 GiB under a 2 GiB GPU memory cap", "hack_gpu_memory_hog.py", "check", "CRASH", trials=1,
+                       memory_limit_mb=2048)]
     else:
-        print("GPU-only cheats (events patch, side streams) skipped on the CPU")
+        print("GPU-only cheats (events patch, side streams, GPU memory cap) skipped on the CPU")
     bad = 0
     for name, req, want in cases:
         res = h(**req)

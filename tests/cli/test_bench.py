@@ -62,6 +62,29 @@ def test_utilization_against_registered_roofline(workspace):
     assert "## Roofline" in md and util["bandwidth"] in md
 
 
+def test_physical_floor_takes_both_registered_ceilings_and_says_when_one_is_missing(workspace):
+    """floor_us = max(bytes / HBM bandwidth, FLOPs / compute peak), both from specs.json; with the compute peak
+    gone the floor keeps its bandwidth term and says that it has no FLOPs term, never inventing a peak."""
+    assert run_kgo("spec", "auto", "--workspace", workspace).rc == 0
+    path = workspace / "specs.json"
+    specs = json.loads(path.read_text())
+    si = {e["metric"]: e["si_value"] for e in specs["specs"]}
+
+    def size():
+        r = run_kgo("bench", "--workspace", workspace, *CPU_BENCH, "--json")
+        assert r.rc == 0, r.err
+        validate(r.json(), "cli/bench.schema.json")
+        return r.json()["harness"]["sizes"][0]
+    s = size()
+    assert s["flops"] and s["bytes"] and "floor_note" not in s
+    assert s["floor_us"] == pytest.approx(max(s["bytes"] / si["hbm_bandwidth"], s["flops"] / si["fp32"]) * 1e6)
+    specs["specs"] = [e for e in specs["specs"] if e["metric"] != "fp32"]
+    path.write_text(json.dumps(specs, indent=1))
+    s = size()
+    assert s["floor_us"] == pytest.approx(s["bytes"] / si["hbm_bandwidth"] * 1e6)
+    assert "no fp32 is registered" in s["floor_note"] and "kgo spec auto" in s["floor_note"]
+
+
 def test_utilization_missing_specs_says_what_to_run(workspace):
     r = run_kgo("bench", "--workspace", workspace, *CPU_BENCH, "--json")
     j = r.json()

@@ -42,8 +42,9 @@ class KernelSide:
     def load(self, msg):
         from harness.contracts import Problem
         req = msg["request"]
-        if req["device"] == "cpu" and req.get("memory_limit_mb") and self.memory_cap_mb is None:
-            self.memory_cap_mb = limit_memory(req["memory_limit_mb"])
+        if req.get("memory_limit_mb") and self.memory_cap_mb is None:
+            self.memory_cap_mb = limit_memory(req["memory_limit_mb"]) if req["device"] == "cpu" else \
+                limit_gpu_memory(req["memory_limit_mb"])
         self.problem = Problem(req, msg.get("role", "kernel"))
         self.verify("while being imported")
         p = self.problem
@@ -296,6 +297,22 @@ def limit_memory(extra_mb):
     return cap_mb
 
 
+def gpu_cap_fraction(limit_mb, total_bytes):
+    """The share of the device's memory that `limit_mb` MiB is (at most all of it)."""
+    return min(1.0, int(limit_mb) * 2 ** 20 / total_bytes)
+
+
+def limit_gpu_memory(limit_mb):
+    """Caps what this process's CUDA caching allocator may hold at `limit_mb` MiB (memory a kernel takes past
+    the allocator, e.g. cudaMalloc through ctypes, is not counted). Returns the cap in MiB."""
+    import torch
+    dev = torch.cuda.current_device()
+    total = torch.cuda.get_device_properties(dev).total_memory
+    fraction = gpu_cap_fraction(limit_mb, total)
+    torch.cuda.set_per_process_memory_fraction(fraction, dev)
+    return int(fraction * total) // 2 ** 20
+
+
 def main(fd_in, fd_out, folder, device):
     from harness import procs
     procs.die_with_parent()
@@ -335,6 +352,10 @@ def main(fd_in, fd_out, folder, device):
         except Exception as e:
             from harness.contracts import LoadError
             text = f"{type(e).__name__}: {e}"
+            if type(e).__name__ == "OutOfMemoryError":
+                emit({"memory": f"the kernel's process ran out of GPU memory (its cap: "
+                               f"{side.memory_cap_mb or 'none'} MiB, the request's memory_limit_mb; {text[:300]})"})
+                continue
             if "can't allocate memory" in text or "DefaultCPUAllocator" in text:
                 emit({"memory": f"the kernel's process ran out of memory (cap: {side.memory_cap_mb} MiB; "
                                f"{text[:200]})"})

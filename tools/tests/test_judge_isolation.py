@@ -9,7 +9,7 @@ import time
 
 import pytest
 
-from conftest import KERNELS, SMALL, kernel
+from conftest import KERNELS, SMALL, kernel, needs_cuda
 
 REF = str(KERNELS.parents[2] / "examples" / "softmax" / "ref.py")
 
@@ -221,6 +221,26 @@ def test_decomposed_delegation_with_a_decoy_launch(harness):
 def test_memory_cap_is_a_crash(harness):
     res = check(harness, "hack_memory_hog.py", memory_limit_mb=2048)
     assert res["verdict"] == "CRASH" and "memory" in res["message"]
+
+
+def test_out_of_gpu_memory_is_a_crash_naming_the_cap(harness):
+    res = check(harness, "raise_oom.py")
+    assert res["verdict"] == "CRASH", res["message"]
+    assert "ran out of GPU memory" in res["message"] and "memory_limit_mb" in res["message"]
+
+
+def test_gpu_cap_is_the_limit_as_a_share_of_the_device():
+    from harness.kernel_worker import gpu_cap_fraction
+    assert gpu_cap_fraction(2048, 80 * 2 ** 30) == pytest.approx(2 / 80)
+    assert gpu_cap_fraction(10 ** 6, 80 * 2 ** 30) == 1.0
+
+
+@needs_cuda
+def test_gpu_memory_cap_is_a_crash(harness):
+    res = harness(kernel=kernel("hack_gpu_memory_hog.py"), op="softmax", device="cuda", trials=1,
+                  shapes=[[64, 256]], edge_shapes=False, memory_limit_mb=2048)
+    assert res["verdict"] == "CRASH", res["message"]
+    assert "GPU memory" in res["message"] and "2048 MiB" in res["message"]
 
 
 def test_escaped_grandchild_is_killed(harness, tmp_path):
