@@ -382,7 +382,7 @@ def finish(cases, tol, deleg, problem):
                    message="no case ran: every shape was rejected by the problem; pass shapes it accepts")
     warnings = [f"shape {c['shape']}: {c['message']}" for c in cases
                 if c["status"] == "SKIPPED" and c.get("culprit")]
-    warnings += cpu_honesty.notes()
+    warnings += [n for n in problem.kernel_info.get("cpu_notes") or [] if n not in warnings]  # the kernel's process
     if warnings:
         out["warnings"] = warnings
     return cpu_honesty.judge_trust(out, problem)

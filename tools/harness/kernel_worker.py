@@ -52,8 +52,10 @@ class KernelSide:
                         if isinstance(getattr(m, "__file__", None), str)
                         and os.path.realpath(m.__file__).startswith(str(p.kernel_path.parent) + os.sep)})
         # Kernel facts the judge needs without running the kernel's code (formats.py adapters add theirs).
+        from harness import cpu_honesty
         return {"fn_params": getattr(p, "fn_params", None), "entry": p.entry, "contract": p.contract,
-                "compile_s": p.compile_s, "local_files": local, **getattr(p, "facts", {})}
+                "compile_s": p.compile_s, "local_files": local, "cpu_notes": cpu_honesty.notes(),
+                **getattr(p, "facts", {})}
 
     def provide(self, msg):
         """Inputs the judge made for one case (inputs_from "judge"), kept until the case is built."""
