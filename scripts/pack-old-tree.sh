@@ -3,6 +3,8 @@
 # its source tree at REV (git archive) with its own kgo built and packed by scripts/device-pack.sh into
 # DEST/.device-carry/, without the build folder, so DEST can be carried (run(carry=[".device-carry", DEST])).
 # Usage: scripts/pack-old-tree.sh REV DEST   (e.g. scripts/pack-old-tree.sh f8d3c3e .device-carry-old)
+# With KGO_PACK_BUILD=DIR (a build folder of REV made elsewhere) device-pack.sh packs that kgo instead of
+# building REV again.
 set -euo pipefail
 rev=${1:?usage: scripts/pack-old-tree.sh REV DEST}
 dest=${2:?usage: scripts/pack-old-tree.sh REV DEST}
