@@ -34,7 +34,7 @@ void run_bench(const BenchOptions& o, Context& ctx) {
   core::WorkspaceConfig cfg = core::load_config(ws);
   harness::Target target = harness::workspace_target(ws, cfg, o.target);
   if (o.target.shapes.empty()) {
-    target.shapes = harness::seed_sizes();
+    target.shapes = harness::default_sizes(cfg.shapes);
     target.shapes_given = false;
   }
   if (target.device == "cpu" && o.target.device == "auto") {
@@ -56,7 +56,7 @@ void run_bench(const BenchOptions& o, Context& ctx) {
   }
   nlohmann::json work = harness::catalog_work(target.op, target.dtype, target.shapes);
   nlohmann::json ceilings = harness::ceilings_for(
-      ws, target.op, target.dtype, target.shapes.empty() ? harness::seed_sizes() : target.shapes);
+      ws, target.op, target.dtype, target.shapes.empty() ? harness::default_sizes(cfg.shapes) : target.shapes);
   harness::verify_reference_committed(ws, target.reference);
   harness::BenchReport r = harness::run_bench(target, s, work, ceilings);
   r.utilization = harness::utilization_for(ws, r);
@@ -79,7 +79,7 @@ void run_bench(const BenchOptions& o, Context& ctx) {
 void register_bench(CLI::App& app, Context& ctx) {
   auto o = std::make_shared<BenchOptions>();
   CLI::App* sub = app.add_subcommand("bench", "Time the kernel vs PyTorch eager and torch.compile; write benchmark.md");
-  sub->add_option("--size", o->target.shapes, "Size to time, e.g. 4096x4096 (repeatable; default: 256x256 1024x1024 4096x4096)");
+  sub->add_option("--size", o->target.shapes, "Size to time, e.g. 4096x4096 (repeatable; default: 256x256 1024x1024 4096x4096, or the workspace's shapes when they are not 2-D)");
   add_timing_options(sub, o->settings);
   sub->add_option("--graph", o->settings.graph, "CUDA-graph mode: auto (launch-bound sizes), on, off")->capture_default_str();
   sub->add_flag("--no-compile", o->no_compile, "Do not time torch.compile of the reference");

@@ -1,5 +1,6 @@
 #include "harness/bench.hpp"
 
+#include <algorithm>
 #include <cmath>
 
 #include <fmt/format.h>
@@ -51,6 +52,11 @@ const SizeUtilization* find_size(const Utilization& u, const std::string& label)
 }
 
 std::vector<std::vector<long long>> seed_sizes() { return {{256, 256}, {1024, 1024}, {4096, 4096}}; }
+
+std::vector<std::vector<long long>> default_sizes(const std::vector<std::vector<long long>>& workspace_shapes) {
+  bool all_2d = std::all_of(workspace_shapes.begin(), workspace_shapes.end(), [](const auto& s) { return s.size() == 2; });
+  return all_2d ? seed_sizes() : workspace_shapes;
+}
 
 std::string shape_label(const json& shape) {
   std::string s;

@@ -15,6 +15,9 @@ namespace kgo::harness {
 
 // The seed's protocol sizes: small, medium and large (256x256, 1024x1024, 4096x4096).
 std::vector<std::vector<long long>> seed_sizes();
+// The sizes a bench times when none are given: seed_sizes() when they fit the workspace's shapes
+// (none given, or all two-dimensional), else the workspace's own shapes (a 3-D GEMM, a 1-D vector).
+std::vector<std::vector<long long>> default_sizes(const std::vector<std::vector<long long>>& workspace_shapes);
 
 struct BenchSettings {
   int runs = 10;                    // the seed's 10 runs per size: the minimum

@@ -80,7 +80,7 @@ ProposeResult propose(const fs::path& ws, const ProposeRequest& req) {
   const iterate::Record* accepted = iterate::last_accepted(records);
   if (target.device == "cuda") {
     Target bt = target;
-    bt.shapes = req.target.shapes.empty() ? seed_sizes() : target.shapes;
+    bt.shapes = req.target.shapes.empty() ? default_sizes(cfg.shapes) : target.shapes;
     BenchReport bench = run_bench(bt, BenchSettings{}, catalog_work(bt.op, bt.dtype, bt.shapes));
     record_bench(ws, bench);
     if (!bench.passed()) {

@@ -98,4 +98,14 @@ TEST(BenchTest, BenchmarkMarkdownHasTheSeedTableAndAggregates) {
   EXPECT_EQ(shape_label(nlohmann::json::parse("[3, 4097]")), "3x4097");
 }
 
+TEST(DefaultSizes, SeedSizesOnlyWhenTheyFitTheWorkspaceShapes) {
+  using Shapes = std::vector<std::vector<long long>>;
+  EXPECT_EQ(default_sizes({}), seed_sizes());
+  EXPECT_EQ(default_sizes(Shapes{{4096, 4096}}), seed_sizes());
+  Shapes gemm{{1024, 1024, 1024}};
+  EXPECT_EQ(default_sizes(gemm), gemm);  // a 3-D GEMM is never timed at 256x256
+  Shapes vec{{1 << 20}, {1 << 24}};
+  EXPECT_EQ(default_sizes(vec), vec);
+}
+
 }  // namespace kgo::harness
