@@ -127,8 +127,13 @@ def side_by_side(work):
     ratios = []
     for i in range(2):
         start = time.perf_counter()
+        # KB/site: KernelBench's own Python dependencies (pydantic, requests) unpacked from their wheels, for a
+        # GPU machine without internet (bench/README.md).
+        env = dict(os.environ)
+        if (KB / "site").is_dir():
+            env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(KB / "site"), env.get("PYTHONPATH")]))
         kb = subprocess.run([sys.executable, "-c", KB_DRIVER, str(KB / "src"), str(problem), str(model_new)],
-                            capture_output=True, text=True, timeout=1800)
+                            capture_output=True, text=True, timeout=1800, env=env)
         kb_process = time.perf_counter() - start
         try:
             kbj = json.loads(kb.stdout.strip().splitlines()[-1])
