@@ -3,6 +3,7 @@
 #include <memory>
 
 #include "cli/commands.hpp"
+#include "cli/options.hpp"
 #include "profiling/asm.hpp"
 
 namespace kgo::cli {
@@ -29,14 +30,10 @@ void register_asm(CLI::App& app, Context& ctx) {
   sub->add_flag("--no-matmul", o->no_matmul, "Do not apply the matrix-product targets")->excludes(m);
   sub->add_option("--timeout", o->opts.timeout_s, "Seconds for the compile or the run")->capture_default_str();
   sub->add_option("--shape", o->opts.target.shapes, "Shape to run (default: the workspace's first)");
-  sub->add_option("--python", o->opts.target.python, "Python interpreter (default: $KGO_PYTHON, else python3)");
-  sub->add_option("--device", o->opts.target.device, "cuda, cpu or auto (Triton compiles for the GPU only)")
-      ->capture_default_str();
-  sub->add_option("--arg", o->opts.target.args, "Extra setup() argument name=value (repeatable)");
-  sub->add_option("--op", o->opts.target.op, "Catalog op for op-mode kernels");
-  sub->add_option("--entry", o->opts.target.entry, "Op-mode function name");
-  sub->add_option("--dtype", o->opts.target.dtype, "Data type (default: the workspace's)");
-  sub->add_option("--workspace", ctx.workspace, "Workspace directory (default: the one holding the cwd)");
+  add_device_option(sub, o->opts.target.device, "Triton compiles for the GPU only");
+  add_run_options(sub, o->opts.target);
+  add_kernel_options(sub, o->opts.target);
+  add_workspace_option(sub, ctx);
   sub->callback([o, &ctx] {
     profiling::AsmOptions opts = o->opts;
     opts.version = o->version;

@@ -3,6 +3,7 @@
 #include <memory>
 
 #include "cli/commands.hpp"
+#include "cli/options.hpp"
 #include "core/error.hpp"
 #include "specs/audit.hpp"
 
@@ -11,7 +12,7 @@ namespace kgo::cli {
 void register_audit(CLI::App& app, Context& ctx) {
   auto history = std::make_shared<bool>(false);
   CLI::App* sub = app.add_subcommand("audit", "Re-verify every spec citation and find uncited hardware numbers");
-  sub->add_option("--workspace", ctx.workspace, "Workspace directory (default: the one holding the cwd)");
+  add_workspace_option(sub, ctx);
   sub->add_option("--wiki", ctx.wiki, "gpu-wiki folder (default: the one the workspace recorded)");
   sub->add_flag("--history", *history, "Audit every commit of the workspace's git history too");
   sub->callback([history, &ctx] {

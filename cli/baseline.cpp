@@ -4,7 +4,7 @@
 #include <memory>
 
 #include "cli/commands.hpp"
-#include "cli/timing_options.hpp"
+#include "cli/options.hpp"
 #include "core/error.hpp"
 #include "harness/baseline.hpp"
 
@@ -14,7 +14,7 @@ namespace {
 
 struct BaselineCliOptions {
   harness::BaselineOptions opts;
-  std::optional<double> case_timeout, timeout;
+  CheckTimeouts timeouts;
   bool no_compile = false, quiet = false, no_edge_shapes = false;
 };
 
@@ -22,12 +22,7 @@ void run_baseline(const BaselineCliOptions& o, Context& ctx) {
   harness::BaselineOptions opts = o.opts;
   if (opts.check.trials < 1) throw Error("--trials must be at least 1", ExitCode::usage);
   harness::check_bench_settings(opts.bench);
-  if (o.case_timeout.value_or(1) <= 0 || o.timeout.value_or(1) <= 0) {
-    throw Error("--case-timeout and --timeout must be positive numbers of seconds", ExitCode::usage);
-  }
-  double scale = opts.target.device == "cpu" ? harness::k_cpu_timeout_scale : 1;
-  opts.check.case_timeout_s = o.case_timeout.value_or(opts.check.case_timeout_s * scale);
-  opts.check.total_timeout_s = o.timeout.value_or(opts.check.total_timeout_s * scale);
+  apply_check_timeouts(o.timeouts, opts.target.device, opts.check);
   opts.check.progress = opts.bench.progress = !o.quiet;
   opts.bench.compile = !o.no_compile;
   opts.check.edge_shapes = !o.no_edge_shapes;
@@ -51,20 +46,15 @@ void register_baseline(CLI::App& app, Context& ctx) {
   add_timing_options(sub, o->opts.bench);
   sub->add_option("--graph", o->opts.bench.graph, "CUDA-graph mode: auto, on, off")->capture_default_str();
   sub->add_flag("--no-compile", o->no_compile, "Do not time torch.compile of the reference");
-  sub->add_option("--device", o->opts.target.device, "cuda, cpu (correctness-only baseline) or auto")->capture_default_str();
-  sub->add_option("--python", o->opts.target.python, "Python interpreter (default: $KGO_PYTHON, else python3)");
-  sub->add_option("--allow-op", o->opts.target.allow_ops,
-                  "Aten op NAME (e.g. exp, aten::sum) the kernel may call without it counting as delegation (repeatable)");
-  sub->add_option("--arg", o->opts.target.args, "Extra setup() argument name=value (repeatable)");
-  sub->add_option("--op", o->opts.target.op, "Catalog op for op-mode kernels (default: roofline.json's op)");
+  add_device_option(sub, o->opts.target.device, "correctness-only baseline");
+  add_run_options(sub, o->opts.target);
+  add_kernel_options(sub, o->opts.target);
   sub->add_flag("--no-edge-shapes", o->no_edge_shapes, "Do not add the edge shapes to the check");
-  sub->add_option("--dtype", o->opts.target.dtype, "Data type (default: the workspace's)");
   sub->add_option("--atol", o->opts.check.atol, "Absolute tolerance");
   sub->add_option("--rtol", o->opts.check.rtol, "Relative tolerance");
-  sub->add_option("--case-timeout", o->case_timeout, "Check seconds per case (default 30; x10 on --device cpu)");
-  sub->add_option("--timeout", o->timeout, "Check seconds in all (default 60; x10 on --device cpu)");
+  add_check_timeouts(sub, o->timeouts, "in all");
   sub->add_flag("--quiet", o->quiet, "No progress lines on stderr");
-  sub->add_option("--workspace", ctx.workspace, "Workspace directory (default: the one holding the cwd)");
+  add_workspace_option(sub, ctx);
   sub->callback([o, &ctx] { run_baseline(*o, ctx); });
 }
 

@@ -4,7 +4,7 @@
 #include <memory>
 
 #include "cli/commands.hpp"
-#include "cli/timing_options.hpp"
+#include "cli/options.hpp"
 #include "core/error.hpp"
 #include "core/files.hpp"
 #include "core/txn.hpp"
@@ -89,19 +89,12 @@ void register_bench(CLI::App& app, Context& ctx) {
   sub->add_flag("--no-flush-l2", o->no_flush, "Do not flush L2 between samples");
   sub->add_option("--size-timeout", o->settings.size_timeout_s, "Seconds per size")->capture_default_str();
   sub->add_option("--timeout", o->settings.total_timeout_s, "Seconds for the whole run")->capture_default_str();
-  sub->add_option("--device", o->target.device, "cuda, cpu (Triton interpreter; not recorded) or auto")->capture_default_str();
-  sub->add_option("--python", o->target.python, "Python interpreter (default: $KGO_PYTHON, else python3)");
-  sub->add_option("--arg", o->target.args, "Extra setup() argument name=value (repeatable)");
-  sub->add_option("--contract", o->target.contract, "How to read the kernel files (default: kgo.json's, else detected; see kgo init --help)");
-  sub->add_option("--allow-op", o->target.allow_ops,
-                  "Aten op NAME (e.g. exp, aten::sum) the kernel may call without it counting as delegation (repeatable)");
-  sub->add_option("--dim", o->target.dims, "Named problem dim NAME=VALUE for fmh66/KernelBench/SOL-ExecBench files (repeatable)");
-  sub->add_option("--op", o->target.op, "Catalog op for op-mode kernels (default: roofline.json's op)");
-  sub->add_option("--entry", o->target.entry, "Op-mode function name (default: triton_<op>)");
-  sub->add_option("--dtype", o->target.dtype, "Data type (default: the workspace's)");
+  add_device_option(sub, o->target.device, "Triton interpreter; not recorded");
+  add_run_options(sub, o->target);
+  add_kernel_options(sub, o->target);
   sub->add_flag("--no-record", o->no_record, "Do not write performance into the memory record");
   sub->add_flag("--quiet", o->quiet, "No progress lines on stderr");
-  sub->add_option("--workspace", ctx.workspace, "Workspace directory (default: the one holding the cwd)");
+  add_workspace_option(sub, ctx);
   sub->callback([o, &ctx] { run_bench(*o, ctx); });
 }
 

@@ -4,6 +4,7 @@
 #include <memory>
 
 #include "cli/commands.hpp"
+#include "cli/options.hpp"
 #include "core/error.hpp"
 #include "harness/check.hpp"
 #include "harness/record.hpp"
@@ -17,28 +18,24 @@ struct CheckOptions {
   harness::CheckSettings settings;
   bool no_record = false;
   bool no_edge_shapes = false;
-  std::optional<double> case_timeout, timeout;
+  CheckTimeouts timeouts;
 };
 
 void run_check(const CheckOptions& o, Context& ctx) {
   if (o.settings.trials < 1) throw Error("--trials must be at least 1", ExitCode::usage);
-  if (o.case_timeout.value_or(1) <= 0 || o.timeout.value_or(1) <= 0) {
-    throw Error("--case-timeout and --timeout must be positive numbers of seconds", ExitCode::usage);
-  }
+  o.timeouts.require_positive();
   std::filesystem::path ws = workspace_dir(ctx);
   core::WorkspaceConfig cfg = core::load_config(ws);
   harness::Target target = harness::workspace_target(ws, cfg, o.target);
   harness::CheckSettings s = o.settings;
   s.edge_shapes = !o.no_edge_shapes;
   s.progress = !ctx.json;
-  double scale = target.device == "cpu" ? harness::k_cpu_timeout_scale : 1;
   if (target.device == "cpu" && !ctx.json) {
     std::cerr << "kgo check: " << (o.target.device == "auto" ? "no GPU found; " : "")
               << "running on the CPU with the Triton interpreter (TRITON_INTERPRET=1), default timeouts x"
               << harness::k_cpu_timeout_scale << "; large shapes take minutes (--shape 64x1000 is quick)\n";
   }
-  s.case_timeout_s = o.case_timeout.value_or(s.case_timeout_s * scale);
-  s.total_timeout_s = o.timeout.value_or(s.total_timeout_s * scale);
+  apply_check_timeouts(o.timeouts, target.device, s);
   harness::verify_reference_committed(ws, target.reference);
   harness::CheckReport r = harness::run_check(target, s);
   if (o.no_record) r.record_note = "not recorded (--no-record)";
@@ -58,25 +55,17 @@ void register_check(CLI::App& app, Context& ctx) {
   CLI::App* sub = app.add_subcommand("check", "Correctness gate: run the kernel against its reference (PASS/FAIL/TIMEOUT_FAIL/CRASH)");
   sub->add_option("--shape", o->target.shapes, "Shape to test, e.g. 4096x4096 (repeatable; default: the workspace's)");
   sub->add_option("--trials", o->settings.trials, "Fresh random inputs per shape")->capture_default_str();
-  sub->add_option("--device", o->target.device, "cuda, cpu (Triton interpreter) or auto")->capture_default_str();
-  sub->add_option("--python", o->target.python, "Python interpreter (default: $KGO_PYTHON, else python3)");
-  sub->add_option("--arg", o->target.args, "Extra setup() argument name=value (repeatable)");
-  sub->add_option("--contract", o->target.contract, "How to read the kernel files (default: kgo.json's, else detected; see kgo init --help)");
-  sub->add_option("--dim", o->target.dims, "Named problem dim NAME=VALUE for fmh66/KernelBench/SOL-ExecBench files (repeatable)");
-  sub->add_option("--allow-op", o->target.allow_ops,
-                  "Aten op NAME (e.g. exp, aten::sum) the kernel may call without it counting as delegation (repeatable)");
-  sub->add_option("--op", o->target.op, "Catalog op for op-mode kernels (default: roofline.json's op)");
-  sub->add_option("--entry", o->target.entry, "Op-mode function name (default: triton_<op>)");
-  sub->add_option("--dtype", o->target.dtype, "Data type (default: the workspace's)");
+  add_device_option(sub, o->target.device, "Triton interpreter");
+  add_run_options(sub, o->target);
+  add_kernel_options(sub, o->target);
   sub->add_option("--atol", o->settings.atol, "Absolute tolerance (overrides ref.py and the dtype default)");
   sub->add_option("--rtol", o->settings.rtol, "Relative tolerance (overrides ref.py and the dtype default)");
   sub->add_option("--max-rel-err", o->settings.max_rel_err, "Largest accepted ||out-ref||/||ref||");
   sub->add_option("--seed", o->settings.seed, "Base random seed")->capture_default_str();
-  sub->add_option("--case-timeout", o->case_timeout, "Seconds per case (default 30; x10 on --device cpu)");
-  sub->add_option("--timeout", o->timeout, "Seconds for the whole check (default 60; x10 on --device cpu)");
+  add_check_timeouts(sub, o->timeouts, "in all");
   sub->add_flag("--no-edge-shapes", o->no_edge_shapes, "Do not add the edge shapes (1, 17, 4097 on the last axis)");
   sub->add_flag("--no-record", o->no_record, "Do not write the result into the memory record");
-  sub->add_option("--workspace", ctx.workspace, "Workspace directory (default: the one holding the cwd)");
+  add_workspace_option(sub, ctx);
   sub->callback([o, &ctx] { run_check(*o, ctx); });
 }
 

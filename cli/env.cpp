@@ -4,6 +4,7 @@
 #include <memory>
 
 #include "cli/commands.hpp"
+#include "cli/options.hpp"
 #include "core/error.hpp"
 #include "core/files.hpp"
 #include "core/workspace.hpp"
@@ -70,10 +71,10 @@ void run_env(const EnvOptions& o, Context& ctx) {
 void register_env(CLI::App& app, Context& ctx) {
   auto o = std::make_shared<EnvOptions>();
   CLI::App* sub = app.add_subcommand("env", "Check GPU, driver, CUDA, torch, triton, nvcc and ncu; write env_check.md");
-  sub->add_option("--python", o->python, "Python interpreter (default: $KGO_PYTHON, else python3)");
+  add_python_option(sub, o->python);
   sub->add_option("--gpu", o->env.gpu, "GPU index to check")->capture_default_str();
   sub->add_option("--out", o->out, "Report file (default: <workspace>/env_check.md, else ./env_check.md)");
-  sub->add_option("--workspace", ctx.workspace, "Workspace directory (default: the one holding the cwd)");
+  add_workspace_option(sub, ctx);
   sub->callback([o, &ctx] { run_env(*o, ctx); });
 }
 

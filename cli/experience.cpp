@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include "cli/commands.hpp"
+#include "cli/options.hpp"
 #include "core/error.hpp"
 #include "core/files.hpp"
 #include "core/memory.hpp"
@@ -87,7 +88,7 @@ void register_experience(CLI::App& app, Context& ctx) {
 
   CLI::App* add = leaf("add", "Add the outcome of a decided iteration, computed from its stamped measurements");
   add->add_option("version", o->version, "v<N>")->required();
-  add->add_option("--workspace", ctx.workspace, "Workspace directory (default: the one holding the cwd)");
+  add_workspace_option(add, ctx);
   add->callback([o, &ctx] {
     auto ws = workspace_dir(ctx);
     auto l = iterate::learn_from_iteration(ws, core::parse_version(o->version), experience::store_dir(o->store));

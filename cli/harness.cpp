@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include "cli/commands.hpp"
+#include "cli/options.hpp"
 #include "core/error.hpp"
 #include "harness/daemon.hpp"
 
@@ -82,7 +83,7 @@ void register_harness(CLI::App& app, Context& ctx) {
   CLI::App* status = h->add_subcommand("status", "Whether it runs, and what it has served");
   status->callback([o, &ctx] { run_status(*o, ctx); });
   for (CLI::App* s : {start, stop, status}) {
-    s->add_option("--python", o->python, "Python interpreter (default: $KGO_PYTHON, else python3)");
+    add_python_option(s, o->python);
   }
 }
 

@@ -2,6 +2,7 @@
 #include <memory>
 
 #include "cli/commands.hpp"
+#include "cli/options.hpp"
 #include "core/error.hpp"
 #include "core/memory.hpp"
 #include "iterate/lifecycle.hpp"
@@ -26,7 +27,7 @@ void register_iterate(CLI::App& app, Context& ctx) {
   it->require_subcommand(1);
   auto leaf = [&](const char* name, const char* help) {
     CLI::App* s = it->add_subcommand(name, help);
-    s->add_option("--workspace", ctx.workspace, "Workspace directory (default: the one holding the cwd)");
+    add_workspace_option(s, ctx);
     return s;
   };
 

@@ -2,6 +2,7 @@
 #include <memory>
 
 #include "cli/commands.hpp"
+#include "cli/options.hpp"
 #include "core/error.hpp"
 #include "core/memory.hpp"
 #include "iterate/lifecycle.hpp"
@@ -113,7 +114,7 @@ void register_memory(CLI::App& app, Context& ctx) {
   mem->require_subcommand(1);
   auto leaf = [&](const char* name, const char* help) {
     CLI::App* s = mem->add_subcommand(name, help);
-    s->add_option("--workspace", ctx.workspace, "Workspace directory (default: the one holding the cwd)");
+    add_workspace_option(s, ctx);
     return s;
   };
   auto masked_flag = [&](CLI::App* s, const char* help) { s->add_flag("--include-masked", o->include_masked, help); };

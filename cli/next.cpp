@@ -1,5 +1,6 @@
 // `kgo next`: the next step of the workflow for this workspace, with the exact command.
 #include "cli/commands.hpp"
+#include "cli/options.hpp"
 #include "core/error.hpp"
 #include "core/workspace.hpp"
 #include "iterate/next.hpp"
@@ -8,7 +9,7 @@ namespace kgo::cli {
 
 void register_next(CLI::App& app, Context& ctx) {
   CLI::App* sub = app.add_subcommand("next", "The next step of the workflow for this workspace, with the exact command");
-  sub->add_option("--workspace", ctx.workspace, "Workspace directory (default: the one holding the cwd)");
+  add_workspace_option(sub, ctx);
   sub->callback([&ctx] {
     std::optional<std::filesystem::path> ws;
     try {

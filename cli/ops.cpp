@@ -6,7 +6,7 @@
 #include <sstream>
 
 #include "cli/commands.hpp"
-#include "cli/timing_options.hpp"
+#include "cli/options.hpp"
 #include "core/error.hpp"
 #include "harness/ops.hpp"
 
@@ -18,7 +18,7 @@ struct OpsCliOptions {
   harness::OpsOptions opts;
   std::vector<std::string> ops;
   std::string dir = ".";
-  std::optional<double> case_timeout, timeout;
+  CheckTimeouts timeouts;
   bool no_compile = false, no_edge_shapes = false;
 };
 
@@ -41,16 +41,13 @@ void run_ops(const OpsCliOptions& o, Context& ctx) {
   if (opts.retry && !opts.ops.empty()) {
     throw Error("give either op names or --retry <op>/<variant>, not both", ExitCode::usage);
   }
-  if (o.case_timeout.value_or(1) <= 0 || o.timeout.value_or(1) <= 0 || opts.check.trials < 1) {
-    throw Error("--case-timeout, --timeout and --trials must be positive", ExitCode::usage);
-  }
+  if (opts.check.trials < 1) throw Error("--trials must be at least 1", ExitCode::usage);
+  o.timeouts.require_positive();
   harness::check_bench_settings(opts.bench);
   std::error_code ec;
   std::filesystem::create_directories(o.dir, ec);
   opts.dir = std::filesystem::weakly_canonical(std::filesystem::absolute(o.dir));
-  bool cpu = opts.target.device == "cpu";
-  opts.check.case_timeout_s = o.case_timeout.value_or(opts.check.case_timeout_s * (cpu ? harness::k_cpu_timeout_scale : 1));
-  opts.check.total_timeout_s = o.timeout.value_or(opts.check.total_timeout_s * (cpu ? harness::k_cpu_timeout_scale : 1));
+  apply_check_timeouts(o.timeouts, opts.target.device, opts.check);
   opts.check.edge_shapes = !o.no_edge_shapes;
   opts.bench.compile = !o.no_compile;
   std::string cmd = "kgo ops";
@@ -79,18 +76,15 @@ void register_ops(CLI::App& app, Context& ctx) {
   sub->add_option("--dir", o->dir, "Folder for kernels/ and logs/ (default: the current directory)");
   sub->add_option("--retry", o->opts.retry, "Re-check one regenerated variant: <op>/<variant> (e.g. softmax/v2_tiling)");
   sub->add_option("--max-retries", o->opts.max_retries, "Regenerations allowed per variant")->capture_default_str();
-  sub->add_option("--device", o->opts.target.device, "cuda, cpu (Triton interpreter; no timing) or auto")->capture_default_str();
-  sub->add_option("--python", o->opts.target.python, "Python interpreter (default: $KGO_PYTHON, else python3)");
+  add_device_option(sub, o->opts.target.device, "Triton interpreter; no timing");
+  add_run_options(sub, o->opts.target);
   sub->add_option("--shape", o->opts.target.shapes, "Check shape (repeatable; default: the op's shapes plus edges)");
   sub->add_option("--size", o->opts.sizes, "Bench size (repeatable; default: 256x256 1024x1024 4096x4096)");
-  sub->add_option("--dtype", o->opts.target.dtype, "Data type (default fp32)");
-  sub->add_option("--arg", o->opts.target.args, "Extra argument name=value (repeatable)");
   sub->add_option("--trials", o->opts.check.trials, "Check trials per shape")->capture_default_str();
   add_timing_options(sub, o->opts.bench);
   sub->add_flag("--no-compile", o->no_compile, "Do not time torch.compile");
   sub->add_flag("--no-edge-shapes", o->no_edge_shapes, "Do not add the edge shapes to the checks");
-  sub->add_option("--case-timeout", o->case_timeout, "Check seconds per case (default 30; x10 on --device cpu)");
-  sub->add_option("--timeout", o->timeout, "Check seconds per variant (default 60; x10 on --device cpu)");
+  add_check_timeouts(sub, o->timeouts, "per variant");
   sub->callback([o, &ctx] { run_ops(*o, ctx); });
 }
 

@@ -2,6 +2,7 @@
 #include <memory>
 
 #include "cli/commands.hpp"
+#include "cli/options.hpp"
 #include "core/error.hpp"
 #include "core/memory.hpp"
 #include "iterate/plan.hpp"
@@ -31,7 +32,7 @@ void register_plan(CLI::App& app, Context& ctx) {
   add->add_option("version", o->version, "v<N> (default: the pending record, else the next version)");
   add->add_flag("--force", o->force, "Overwrite an existing plan");
   add->add_option("--description", o->description, "What this iteration tries (into the record, hence the commit message)");
-  add->add_option("--workspace", ctx.workspace, "Workspace directory (default: the one holding the cwd)");
+  add_workspace_option(add, ctx);
   add->callback([o, &ctx] {
     auto ws = workspace_dir(ctx);
     auto r = iterate::new_plan(ws, version_of(*o), o->force);
@@ -44,7 +45,7 @@ void register_plan(CLI::App& app, Context& ctx) {
 
   CLI::App* check = plan->add_subcommand("check", "Refuse a plan with an empty section or more than one action category");
   check->add_option("version", o->version, "v<N> (default: the highest-numbered plan)");
-  check->add_option("--workspace", ctx.workspace, "Workspace directory (default: the one holding the cwd)");
+  add_workspace_option(check, ctx);
   check->callback([o, &ctx] {
     auto r = iterate::check_plan(workspace_dir(ctx), version_of(*o));
     std::string text = iterate::plan_relpath(r.version) + ": ";

@@ -3,6 +3,7 @@
 #include <memory>
 
 #include "cli/commands.hpp"
+#include "cli/options.hpp"
 #include "profiling/profile.hpp"
 
 namespace kgo::cli {
@@ -35,12 +36,9 @@ void register_profile(CLI::App& app, Context& ctx) {
   sub->add_option("--warmup", o->opts.warmup, "Unprofiled calls before the profiled one")->capture_default_str();
   sub->add_option("--timeout", o->opts.timeout_s, "Seconds for each ncu run")->capture_default_str();
   sub->add_option("--shape", o->opts.target.shapes, "Shape to profile (default: the workspace's first)");
-  sub->add_option("--python", o->opts.target.python, "Python interpreter (default: $KGO_PYTHON, else python3)");
-  sub->add_option("--arg", o->opts.target.args, "Extra setup() argument name=value (repeatable)");
-  sub->add_option("--op", o->opts.target.op, "Catalog op for op-mode kernels (default: roofline.json's op)");
-  sub->add_option("--entry", o->opts.target.entry, "Op-mode function name (default: triton_<op>)");
-  sub->add_option("--dtype", o->opts.target.dtype, "Data type (default: the workspace's)");
-  sub->add_option("--workspace", ctx.workspace, "Workspace directory (default: the one holding the cwd)");
+  add_run_options(sub, o->opts.target);
+  add_kernel_options(sub, o->opts.target);
+  add_workspace_option(sub, ctx);
   sub->callback([o, &ctx] {
     profiling::ProfileOptions opts = o->opts;
     opts.version = o->version;

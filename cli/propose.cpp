@@ -3,6 +3,7 @@
 #include <memory>
 
 #include "cli/commands.hpp"
+#include "cli/options.hpp"
 #include "core/error.hpp"
 #include "harness/propose.hpp"
 
@@ -15,11 +16,13 @@ void register_propose(CLI::App& app, Context& ctx) {
   sub->add_option("--kernel", *kernel, "Kernel file to copy over the workspace kernel first");
   sub->add_option("--description", o->description, "What this iteration tried (into the record and the commit)");
   sub->add_option("--shape", o->target.shapes, "Check shape (repeatable; default: the workspace's)");
-  sub->add_option("--device", o->target.device, "cuda, cpu (Triton interpreter) or auto")->capture_default_str();
+  add_device_option(sub, o->target.device, "Triton interpreter; checked, not timed");
+  add_run_options(sub, o->target);
+  add_kernel_options(sub, o->target);
   sub->add_option("--trials", o->trials, "Check trials per shape")->capture_default_str();
   auto no_edge = std::make_shared<bool>(false);
   sub->add_flag("--no-edge-shapes", *no_edge, "Do not add the edge shapes to the check");
-  sub->add_option("--workspace", ctx.workspace, "Workspace directory (default: the one holding the cwd)");
+  add_workspace_option(sub, ctx);
   sub->callback([o, kernel, no_edge, &ctx] {
     harness::ProposeRequest req = *o;
     req.edge_shapes = !*no_edge;

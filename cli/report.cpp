@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include "cli/commands.hpp"
+#include "cli/options.hpp"
 #include "report/report.hpp"
 
 namespace kgo::cli {
@@ -23,7 +24,7 @@ void register_report(CLI::App& app, Context& ctx) {
   cmd->add_flag("--html", o->html, "Also write report/report.html: one self-contained page with the tables and charts");
   cmd->add_option("--budget", o->budget, "Iteration budget; reaching it is reported as the stopping reason")
       ->check(CLI::PositiveNumber);
-  cmd->add_option("--workspace", ctx.workspace, "Workspace directory (default: the one holding the cwd)");
+  add_workspace_option(cmd, ctx);
   cmd->callback([o, &ctx] {
     report::ReportOptions opts;
     opts.budget = o->budget;

@@ -2,6 +2,7 @@
 #include <memory>
 
 #include "cli/commands.hpp"
+#include "cli/options.hpp"
 #include "core/memory.hpp"
 #include "iterate/restart.hpp"
 
@@ -28,7 +29,7 @@ void register_restart(CLI::App& app, Context& ctx) {
       "restart", "Partial restart: mask about half of the unmasked records (never v0 or the best), seeded, committed");
   sub->add_option("--seed", o->seed, "Seed of the choice (default: random; printed and recorded)");
   sub->add_option("--reason", o->reason, "Why the optimization is restarting");
-  sub->add_option("--workspace", ctx.workspace, "Workspace directory (default: the one holding the cwd)");
+  add_workspace_option(sub, ctx);
   sub->callback([o, &ctx] {
     auto r = iterate::partial_restart(workspace_dir(ctx), o->seed, o->reason);
     nlohmann::json j = {{"seed", r.seed},

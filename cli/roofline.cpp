@@ -6,6 +6,7 @@
 #include <memory>
 
 #include "cli/commands.hpp"
+#include "cli/options.hpp"
 #include "core/error.hpp"
 #include "roofline/render.hpp"
 #include "roofline/run.hpp"
@@ -72,7 +73,7 @@ void register_roofline(CLI::App& app, Context& ctx) {
   sub->add_option("--from-memory", r.from_memory, "Read measured latency from memory/vN.json (checks; writes nothing)");
   sub->add_option("--grid", r.grid, "Grid size in blocks: wave-quantized ceiling and per-tile floor");
   sub->add_flag("--explain", o->explain, "Print every formula and counting choice, then exit");
-  sub->add_option("--workspace", ctx.workspace, "Workspace directory (default: the one holding the cwd)");
+  add_workspace_option(sub, ctx);
   sub->callback([o, &ctx] { run_roofline_cmd(*o, ctx); });
 }
 

@@ -2,6 +2,7 @@
 #include <memory>
 
 #include "cli/commands.hpp"
+#include "cli/options.hpp"
 #include "core/error.hpp"
 #include "specs/operations.hpp"
 
@@ -102,7 +103,7 @@ void register_spec(CLI::App& app, Context& ctx) {
   CLI::App* spec = app.add_subcommand("spec", "Cited hardware specs of a workspace (specs.json, README Hardware Spec)");
   spec->require_subcommand(1);
   auto common = [&ctx](CLI::App* s) {
-    s->add_option("--workspace", ctx.workspace, "Workspace directory (default: the one holding the cwd)");
+    add_workspace_option(s, ctx);
     s->add_option("--wiki", ctx.wiki, "gpu-wiki folder (default: the one the workspace recorded)");
   };
   CLI::App* add = spec->add_subcommand("add", "Register \"<metric>: <value> <unit> <- <gpu-wiki>/<path>:L<line>\" after verifying it");

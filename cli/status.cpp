@@ -1,5 +1,6 @@
 // `kgo status [--workspace DIR]`: print the workspace summary.
 #include "cli/commands.hpp"
+#include "cli/options.hpp"
 #include "core/status.hpp"
 #include "core/txn_ops.hpp"
 
@@ -7,7 +8,7 @@ namespace kgo::cli {
 
 void register_status(CLI::App& app, Context& ctx) {
   CLI::App* sub = app.add_subcommand("status", "Summarize a workspace: configuration, commits, records");
-  sub->add_option("--workspace", ctx.workspace, "Workspace directory (default: the one holding the cwd)");
+  add_workspace_option(sub, ctx);
   sub->callback([&ctx] {
     core::WorkspaceStatus s = core::workspace_status(workspace_dir(ctx));
     nlohmann::json j = core::to_json(s);
