@@ -59,18 +59,20 @@ void run_init(InitOptions o, Context& ctx) {
   wiki::WikiLocation loc = wiki::locate_wiki(o.wiki ? std::optional<std::filesystem::path>(*o.wiki)
                                                     : ctx.wiki);
   wiki::Platform platform = wiki::resolve_platform(o.platform, loc);
-  core::ResolvedPlatform rp{o.platform, platform.canonical, platform.arch, loc.root.string(),
-                            wiki::wiki_fingerprint(loc.root), loc.embedded};
+  wiki::WikiIdentity id = wiki::identify_wiki(loc);
+  core::ResolvedPlatform rp{o.platform, platform.canonical, platform.arch, loc.root.string(), id.fingerprint,
+                            loc.embedded};
   core::InitResult r = core::init_workspace(req, rp);
   nlohmann::json j = {{"workspace", r.workspace.string()},
                       {"commit", r.commit},
                       {"config", r.config},
+                      {"wiki", wiki::to_json(id)},
                       {"previous_moved_to", r.previous_moved_to ? nlohmann::json(r.previous_moved_to->string())
                                                                 : nlohmann::json()}};
   std::string text = "Created workspace " + r.workspace.string() + "\n  platform " +
                      r.config.platform + " (" + r.config.arch + "), framework " +
-                     r.config.framework + ", dtype " + r.config.dtype + "\n  wiki " +
-                     r.config.wiki_path + (r.config.wiki_embedded ? " (embedded default)" : "") +
+                     r.config.framework + ", dtype " + r.config.dtype + "\n  gpu-wiki: " + wiki::describe(id) +
+                     (r.config.wiki_embedded ? " (embedded default)" : "") +
                      "\n  first commit " + r.commit.substr(0, 12) + "\n";
   if (r.previous_moved_to) {
     text += "  the previous workspace was moved to " + r.previous_moved_to->string() + "\n";

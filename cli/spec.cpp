@@ -36,9 +36,10 @@ void run_add(const SpecOptions& o, Context& ctx) {
   j["entry"] = entry_json(r.entry);
   j["replaced"] = r.replaced;
   j["conflicts"] = r.conflicts;
+  j["wiki"] = wiki::to_json(r.wiki);
   std::string text = std::string(r.replaced ? "Replaced " : "Registered ") + r.entry.metric + ": " +
                      entry_line(r.entry) + "\n  verified against " + r.entry.citation + ": \"" + r.entry.line_text +
-                     "\"\n";
+                     "\"\n  gpu-wiki: " + wiki::describe(r.wiki) + "\n";
   for (const auto& c : r.conflicts) text += "  conflict: " + c + "\n";
   emit(ctx, j, text);
 }
@@ -56,6 +57,8 @@ void run_auto(const SpecOptions& o, Context& ctx) {
   j["unknown"] = r.unknown;
   j["conflicts"] = r.conflicts;
   j["choices"] = r.choices;
+  j["wiki"] = wiki::to_json(r.wiki);
+  text += "  gpu-wiki: " + wiki::describe(r.wiki) + "\n";
   for (const auto& c : r.choices) text += "  " + c + "\n";
   for (const auto& m : r.unknown) {
     text += "  " + m + ": UNKNOWN (gpu-wiki not found) -- recorded with a pitfall; ask whether a placeholder is acceptable\n";

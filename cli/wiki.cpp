@@ -28,8 +28,11 @@ Loaded load(const Context& ctx) {
   return Loaded{loc, wiki::WikiIndex::load(loc)};
 }
 
-nlohmann::json wiki_json(const wiki::WikiLocation& loc) {
-  return {{"path", loc.root.string()}, {"source", loc.source}, {"embedded", loc.embedded}};
+// Every wiki command names the wiki it read: folder, how it was chosen, git commit, fingerprint.
+nlohmann::json wiki_json(const wiki::WikiLocation& loc) { return wiki::to_json(wiki::identify_wiki(loc)); }
+
+std::string wiki_line(const wiki::WikiLocation& loc) {
+  return "gpu-wiki: " + wiki::describe(wiki::identify_wiki(loc)) + "\n";
 }
 
 void run_products(Context& ctx) {
@@ -37,8 +40,15 @@ void run_products(Context& ctx) {
   std::map<std::string, std::pair<int, int>> counts;  // product -> datasheet, measured facts
   for (const auto& f : w.index.facts()) (f.measured ? counts[f.product].second : counts[f.product].first)++;
   nlohmann::json list = nlohmann::json::array();
-  std::string text = "Products of the gpu-wiki " + w.location.root.string() + " (" + w.location.source + "):\n";
+  std::string text = wiki_line(w.location) + "Products:\n";
   for (const auto& p : w.index.products()) {
+    nlohmann::json defined = nlohmann::json::array();
+    std::string defined_text;
+    for (const auto& d : w.index.definitions(p)) {
+      defined.push_back({{"file", d.file}, {"line", d.line}});
+      std::string site = d.file + (d.line > 0 ? ":L" + std::to_string(d.line) : "");
+      defined_text += (defined_text.empty() ? "" : ", ") + site;
+    }
     nlohmann::json aliases = nlohmann::json::array();
     std::string alias_text;
     for (const auto& [alias, target] : w.index.aliases()) {
@@ -50,10 +60,11 @@ void run_products(Context& ctx) {
     auto [datasheet, measured] = counts[p];
     std::string arch = w.index.arch(p);
     list.push_back({{"name", p}, {"arch", arch}, {"aliases", aliases}, {"facts", datasheet},
-                    {"measured_facts", measured}});
+                    {"measured_facts", measured}, {"defined_at", defined}});
     text += "  " + p + (arch.empty() ? "" : " (" + arch + ")") + ": " + std::to_string(datasheet) +
             " facts" + (measured ? ", " + std::to_string(measured) + " measured" : "") +
-            (alias_text.empty() ? "" : "; aliases " + alias_text) + "\n";
+            (alias_text.empty() ? "" : "; aliases " + alias_text) +
+            (defined_text.empty() ? "" : "; defined at " + defined_text) + "\n";
   }
   emit(ctx, {{"wiki", wiki_json(w.location)}, {"products", list}}, text);
 }
@@ -73,7 +84,7 @@ void run_lookup(const LookupOptions& o, Context& ctx) {
                       {"fact", wiki::to_json(r.fact)},
                       {"cited", wiki::cited_line(r.fact)},
                       {"also_stated_at", also}};
-  emit(ctx, j, wiki::cited_line(r.fact) + "\n");
+  emit(ctx, j, wiki::cited_line(r.fact) + "\n" + wiki_line(w.location));
 }
 
 void run_check(Context& ctx) {
@@ -94,6 +105,7 @@ void run_check(Context& ctx) {
     kind_text += (kind_text.empty() ? "" : ", ") + std::to_string(files.size()) + " " + kind;
   }
   if (!kind_text.empty()) text += "documents stating facts: " + kind_text + "\n";
+  text += wiki_line(w.location);
   text += "gpu-wiki " + w.location.root.string() + ": " + std::to_string(w.index.file_count()) + " files, " +
           std::to_string(w.index.facts().size()) + " facts, " + std::to_string(w.index.products().size()) +
           " products, " + std::to_string(issues.size()) + " problem" + (issues.size() == 1 ? "" : "s") + "\n";
@@ -118,7 +130,7 @@ void run_index(Context& ctx) {
     text += f.product + "\t" + f.metric + "\t" + wiki::format_value(f) + (f.measured ? "\tmeasured" : "") +
             "\t" + wiki::citation(f) + "\t" + f.label + "\n";
   }
-  emit(ctx, list, text);
+  emit(ctx, {{"wiki", wiki_json(w.location)}, {"facts", list}}, text + wiki_line(w.location));
 }
 
 }  // namespace

@@ -107,6 +107,15 @@ std::string GitRepo::commit(const std::string& message) {
   return hex;
 }
 
+std::optional<GitRepo> GitRepo::containing(const std::filesystem::path& dir) {
+  git_global_init();
+  git_repository* raw = nullptr;
+  if (git_repository_open_ext(&raw, dir.c_str(), 0, nullptr) != 0) return std::nullopt;
+  GitRepoPtr repo(raw);
+  const char* workdir = git_repository_workdir(raw);
+  return GitRepo(std::move(repo), workdir ? std::filesystem::path(workdir) : dir);
+}
+
 std::optional<std::string> GitRepo::head() const {
   git_oid oid;
   int rc = git_reference_name_to_id(&oid, m_repo.get(), "HEAD");

@@ -63,6 +63,8 @@ class GitRepo {
   std::string commit(const std::string& message);
   // HEAD's commit id, or nullopt in an empty repository.
   std::optional<std::string> head() const;
+  // The repository holding `dir` (it or a parent folder), or nullopt when there is none.
+  static std::optional<GitRepo> containing(const std::filesystem::path& dir);
   // Commits reachable from HEAD, newest first (at most `limit`, 0 = all).
   std::vector<CommitInfo> log(size_t limit = 0) const;
   // The content of `path` at commit `rev` (id or "HEAD"), or nullopt when absent there.

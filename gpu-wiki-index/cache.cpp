@@ -122,7 +122,9 @@ std::string serialize(const fs::path& root, const Cache& c) {
   for (const auto& [rel, f] : c.files) {
     out += "file\t" + esc(rel) + "\t" + std::to_string(f.size) + "\t" + std::to_string(f.mtime_ns) + "\t" +
            f.sha + "\t" + std::to_string(f.index.facts.size()) + "\n";
-    for (const auto& p : f.index.products) out += "p\t" + esc(p.name) + "\t" + esc(p.arch) + "\n";
+    for (const auto& p : f.index.products) {
+      out += "p\t" + esc(p.name) + "\t" + esc(p.arch) + "\t" + std::to_string(p.line) + "\n";
+    }
     for (const auto& [a, t] : f.index.aliases) out += "a\t" + esc(a) + "\t" + esc(t) + "\n";
     for (const auto& i : f.index.issues) {
       out += "i\t" + esc(i.kind) + "\t" + std::to_string(i.line) + "\t" + esc(i.message) + "\n";
@@ -185,8 +187,9 @@ std::optional<Cache> deserialize(const std::string& text, const fs::path& root, 
       x.line = static_cast<int>(to_ll(f[10]));
       x.kind = unesc(f[11]);
       x.file = rel;
-    } else if (f[0] == "p" && k == 3) {
-      cur->index.products.push_back(ProductDecl{unesc(f[1]), unesc(f[2])});
+    } else if (f[0] == "p" && (k == 3 || k == 4)) {
+      int line = k == 4 ? static_cast<int>(to_ll(f[3])) : 0;
+      cur->index.products.push_back(ProductDecl{unesc(f[1]), unesc(f[2]), line, rel});
     } else if (f[0] == "a" && k == 3) {
       cur->index.aliases.emplace_back(unesc(f[1]), unesc(f[2]));
     } else if (f[0] == "i" && k == 4) {
@@ -210,7 +213,8 @@ void declarations(const std::string& text, std::vector<std::pair<std::string, st
     std::string_view line(text.data() + start, nl - start);
     start = nl + 1;
     if (line.size() < 2 || line[1] != '\t' || (line[0] != 'p' && line[0] != 'a')) continue;
-    if (fields(line, f) != 3) continue;
+    size_t k = fields(line, f);
+    if (k != 3 && !(k == 4 && line[0] == 'p')) continue;
     (line[0] == 'p' ? archs : aliases).emplace_back(unesc(f[1]), unesc(f[2]));
   }
 }

@@ -131,9 +131,11 @@ WikiIndex assemble_index(const fs::path& root, std::vector<FileIndex> files) {
   std::vector<WikiIssue> unparsed;
   std::vector<std::pair<std::string, std::string>> archs;
   std::unordered_map<std::string, size_t> arch_at;
+  std::vector<ProductSite> definitions;
   for (auto& f : files) {
     for (const auto& p : f.products) {
       const std::string& name = canonical(p.name);
+      definitions.push_back(ProductSite{name, p.file, p.line});
       auto [it, fresh] = arch_at.try_emplace(name, archs.size());
       if (fresh) archs.emplace_back(name, p.arch);
       else if (archs[it->second].second.empty()) archs[it->second].second = p.arch;
@@ -156,6 +158,7 @@ WikiIndex assemble_index(const fs::path& root, std::vector<FileIndex> files) {
   }
   WikiIndex index(root, std::move(facts), std::move(unparsed), std::move(aliases), std::move(archs));
   index.set_file_count(files.size());
+  index.set_definitions(std::move(definitions));
   return index;
 }
 
@@ -208,6 +211,14 @@ std::vector<std::string> WikiIndex::products() const {
   for (const auto& [name, arch] : m_archs) out.push_back(name);
   std::sort(out.begin(), out.end());
   out.erase(std::unique(out.begin(), out.end()), out.end());
+  return out;
+}
+
+std::vector<ProductSite> WikiIndex::definitions(const std::string& product) const {
+  std::vector<ProductSite> out;
+  for (const auto& d : m_definitions) {
+    if (d.product == product) out.push_back(d);
+  }
   return out;
 }
 

@@ -40,6 +40,14 @@ struct Quantity {
 // decimal prefixes, KiB/MiB/GiB binary). nullopt when the unit is unknown.
 std::optional<Quantity> normalize(double value, const std::string& unit);
 
+// Where a document defines a product: its heading, title, front matter, table header or row,
+// record or dump line.
+struct ProductSite {
+  std::string product;
+  std::string file;  // wiki-relative
+  int line = 0;
+};
+
 struct WikiIssue {
   std::string kind;     // "unparsed", "conflict" or "alias" (an alias naming no known product)
   std::string file;
@@ -90,9 +98,12 @@ class WikiIndex {
   const std::vector<std::pair<std::string, std::string>>& aliases() const { return m_aliases; }
   const std::vector<std::pair<std::string, std::string>>& archs() const { return m_archs; }
   const std::vector<WikiIssue>& unparsed() const { return m_unparsed; }
-  // Number of .md / .json files the index was built from.
+  // Number of files the index was built from.
   size_t file_count() const { return m_file_count; }
   void set_file_count(size_t n) { m_file_count = n; }
+  // Every place a document defines `product` (aliases mapped), in file order.
+  std::vector<ProductSite> definitions(const std::string& product) const;
+  void set_definitions(std::vector<ProductSite> sites) { m_definitions = std::move(sites); }
 
   // Used by build() and the cache loader.
   WikiIndex(std::filesystem::path root, std::vector<Fact> facts,
@@ -107,6 +118,7 @@ class WikiIndex {
   std::vector<std::pair<std::string, std::string>> m_aliases;  // alias -> product
   std::vector<std::pair<std::string, std::string>> m_archs;    // product -> arch
   size_t m_file_count = 0;
+  std::vector<ProductSite> m_definitions;
   // Lookup tables over m_facts: interned ids, then (key, fact index) pairs sorted by key.
   std::unordered_map<std::string, std::uint32_t> m_product_ids, m_file_ids;
   std::vector<std::pair<std::uint64_t, std::uint32_t>> m_by_key;   // product id, metric id

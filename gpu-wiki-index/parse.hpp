@@ -16,6 +16,8 @@ namespace kgo::wiki {
 struct ProductDecl {
   std::string name;  // canonical: vendor prefix dropped ("H100 SXM", "MI300X")
   std::string arch;  // "" when the file does not say
+  int line = 0;      // where the file defines it (heading, table header or row, record key)
+  std::string file;  // wiki-relative; set by parse_file
 };
 
 struct FileIndex {

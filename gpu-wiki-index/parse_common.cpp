@@ -317,14 +317,14 @@ void add_facts(FileIndex& out, const FactSite& site, const std::string& label,
   }
 }
 
-void declare_product(FileIndex& out, const std::string& name, const std::string& arch) {
+void declare_product(FileIndex& out, const std::string& name, const std::string& arch, int line) {
   for (auto& p : out.products) {
     if (p.name == name) {
       if (p.arch.empty()) p.arch = arch;
       return;
     }
   }
-  out.products.push_back(ProductDecl{name, arch});
+  out.products.push_back(ProductDecl{name, arch, line, ""});
 }
 
 namespace {
@@ -347,11 +347,13 @@ bool wiki_file_name(std::string_view name) {
 }
 
 FileIndex parse_file(const std::string& rel, std::string_view text) {
-  if (ends_with_ci(rel, ".md") || ends_with_ci(rel, ".markdown")) return parse_markdown(rel, text);
-  if (ends_with_ci(rel, ".json")) return parse_json_records(rel, text);
-  if (ends_with_ci(rel, ".yaml") || ends_with_ci(rel, ".yml")) return parse_yaml(rel, text);
-  if (ends_with_ci(rel, ".txt") || ends_with_ci(rel, ".log")) return parse_dump(rel, text);
-  return {};
+  FileIndex out;
+  if (ends_with_ci(rel, ".md") || ends_with_ci(rel, ".markdown")) out = parse_markdown(rel, text);
+  else if (ends_with_ci(rel, ".json")) out = parse_json_records(rel, text);
+  else if (ends_with_ci(rel, ".yaml") || ends_with_ci(rel, ".yml")) out = parse_yaml(rel, text);
+  else if (ends_with_ci(rel, ".txt") || ends_with_ci(rel, ".log")) out = parse_dump(rel, text);
+  for (auto& p : out.products) p.file = rel;
+  return out;
 }
 
 }  // namespace kgo::wiki

@@ -21,8 +21,8 @@ struct FactSite {
 void add_facts(FileIndex& out, const FactSite& site, const std::string& label,
                const std::string& cell, const std::string& default_unit, bool sparse_column);
 
-// Adds a product (keeping the first non-empty arch).
-void declare_product(FileIndex& out, const std::string& name, const std::string& arch);
+// Adds a product defined at `line` (keeping the first line and the first non-empty arch).
+void declare_product(FileIndex& out, const std::string& name, const std::string& arch, int line);
 
 // True when `text` names a product other than `product` (another model, or another form
 // factor of the same model): "MI300X L1 cache" or "(H100 PCIe)" inside the H100 SXM section.

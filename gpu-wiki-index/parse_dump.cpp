@@ -91,7 +91,7 @@ class DumpParser {
       size_t indent = indent_of(raw);
       while (!sections.empty() && sections.back().first >= indent) sections.pop_back();
       size_t colon = m_tool == DumpTool::nvidia_smi ? line.find(" : ") : line.find(':');
-      if (product_line(line, colon)) continue;
+      if (product_line(line, colon, line_no)) continue;
       std::string label = lower(trim(line.substr(0, colon)));
       std::string value = colon == std::string::npos ? "" : trim(line.substr(colon + (m_tool == DumpTool::nvidia_smi ? 3 : 1)));
       if (colon == std::string::npos || value.empty()) {
@@ -116,11 +116,12 @@ class DumpParser {
   DumpTool m_tool;
   FileIndex m_out;
   std::string m_product;
+  int m_product_line = 0;
   bool m_gpu = true;  // rocminfo lists CPU agents too
 
   // Lines that start a device: `Device 0: "NVIDIA H100 80GB HBM3"`, `Product Name : ...`,
   // `Marketing Name: ...`; rocminfo's `Device Type: CPU` ends the GPU.
-  bool product_line(const std::string& line, size_t colon) {
+  bool product_line(const std::string& line, size_t colon, int line_no) {
     if (colon == std::string::npos) return false;
     std::string key = lower(trim(line.substr(0, colon)));
     std::string value = trim(line.substr(colon + 1));
@@ -131,15 +132,16 @@ class DumpParser {
                  (m_tool == DumpTool::rocminfo && key == "marketing name");
     if (m_tool == DumpTool::rocminfo && key == "device type") {
       m_gpu = lower(value) == "gpu";  // the agent's name came first
-      if (m_gpu && !m_product.empty()) declare_product(m_out, m_product, "");
+      if (m_gpu && !m_product.empty()) declare_product(m_out, m_product, "", m_product_line);
       return true;
     }
     if (!named) return false;
     if (value.front() == '"') value = value.substr(1, value.size() - 2);
     m_product = canonical_product_name(value);
+    m_product_line = line_no;
     if (!product_like(m_product)) m_product.clear();  // "AMD EPYC 9654" is a CPU agent's name
     if (m_tool == DumpTool::rocminfo) m_gpu = false;    // until its Device Type says GPU
-    else if (!m_product.empty()) declare_product(m_out, m_product, "");
+    else if (!m_product.empty()) declare_product(m_out, m_product, "", line_no);
     return true;
   }
 

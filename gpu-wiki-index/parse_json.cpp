@@ -134,7 +134,7 @@ void record(FileIndex& out, const std::string& rel, const nlohmann::json& rec, c
           "record " + (ptr.empty() ? std::string("/") : ptr) + " has facts but no \"product\"");
     return;
   }
-  declare_product(out, product, str(rec, "arch"));
+  declare_product(out, product, str(rec, "arch"), pos.count(ptr + "/product") ? pos.at(ptr + "/product").line : 1);
   bool measured = str(rec, "kind") == "measured";
   for (size_t k = 0; k < facts->size(); ++k) {
     const auto& f = (*facts)[k];
@@ -182,7 +182,8 @@ void hw_record(FileIndex& out, const std::string& rel, const nlohmann::json& rec
                                    "are not credited to any product"});
     return;
   }
-  declare_product(out, product, str(id, "arch"));
+  declare_product(out, product, str(id, "arch"),
+                  pos.count("/identity/product") ? pos.at("/identity/product").line : 1);
   const auto& facts = rec["facts"];
   auto value_at = [&](const std::string& ptr, const std::string& label, const std::string& unit, bool sparse) {
     auto p = pos.find(ptr);

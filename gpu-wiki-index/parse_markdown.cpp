@@ -135,7 +135,7 @@ class MarkdownParser {
     for (size_t i = 1; i < lines.size(); ++i) {
       std::string t = trim(lines[i]);
       if (t == "---" || t == "...") {
-        if (m_file_product) declare_product(m_out, *m_file_product, m_file_arch);
+        if (m_file_product) declare_product(m_out, *m_file_product, m_file_arch, m_file_product_line);
         return i + 1;
       }
       size_t colon = t.find(':');
@@ -145,13 +145,17 @@ class MarkdownParser {
       if (value.size() >= 2 && (value.front() == '"' || value.front() == '\'') && value.back() == value.front()) {
         value = value.substr(1, value.size() - 2);
       }
-      if (key == "product" && !value.empty()) m_file_product = canonical_product_name(value);
+      if (key == "product" && !value.empty()) {
+        m_file_product = canonical_product_name(value);
+        m_file_product_line = static_cast<int>(i) + 1;
+      }
       if (key == "arch" || key == "architecture") m_file_arch = value;
       if (key == "kind") m_measured = lower(value) == "measured";
     }
     return 0;  // no closing line: not front matter
   }
   std::string m_file_arch;
+  int m_file_product_line = 0;
 
   std::optional<std::string> product() const {
     for (auto it = m_scopes.rbegin(); it != m_scopes.rend(); ++it) {
@@ -187,7 +191,7 @@ class MarkdownParser {
     if (!s.product && level == 1 && !m_file_product) {
       if (auto name = title_product(plain_text(title))) s.product = ProductDecl{*name, m_file_arch};
     }
-    if (s.product) declare_product(m_out, s.product->name, s.product->arch);
+    if (s.product) declare_product(m_out, s.product->name, s.product->arch, line_no);
     m_scopes.push_back(std::move(s));
   }
 

@@ -160,7 +160,7 @@ class TableParser {
 
   void products_as_columns(const Table& tab, const std::vector<size_t>& cols) {
     if (!m_site.notes) {
-      for (size_t c : cols) declare_product(m_site.out, product_name(tab.header[c]), "");
+      for (size_t c : cols) declare_product(m_site.out, product_name(tab.header[c]), "", tab.header_line);
     }
     for (const auto& r : tab.rows) {
       if (r.cells.empty()) continue;
@@ -206,7 +206,7 @@ class TableParser {
       }
       std::string name = product_name(cell);
       auto decl = product_heading(plain_text(cell));
-      if (!m_site.notes) declare_product(m_site.out, name, decl ? decl->arch : "");
+      if (!m_site.notes) declare_product(m_site.out, name, decl ? decl->arch : "", r.line);
       for (const auto& [c, unit] : metric_cols) {
         if (c < r.cells.size()) {
           add_facts(m_site.out, site(name, r.line), tab.header[c], r.cells[c], unit, false);

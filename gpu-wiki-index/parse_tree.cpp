@@ -105,7 +105,7 @@ class TreeReader {
       if (s.product.empty() && v.kind == TreeNode::Kind::map && product_like(k)) {
         Scope named = s;
         named.product = canonical_product_name(k);
-        declare(named);
+        declare(named, v.line);
         walk(v, named, {});
         continue;
       }
@@ -136,7 +136,7 @@ class TreeReader {
         s.product = canonical_product_name(v.text);
         const TreeNode* arch = child(n, "arch");
         if (!arch) arch = child(n, "architecture");
-        declare(s, arch && arch->kind == TreeNode::Kind::scalar ? arch->text : "");
+        declare(s, v.line, arch && arch->kind == TreeNode::Kind::scalar ? arch->text : "");
         break;
       }
     }
@@ -145,8 +145,8 @@ class TreeReader {
 
   bool spec(const Scope& s) const { return m_spec_path || s.spec; }
 
-  void declare(const Scope& s, const std::string& arch = "") {
-    if (spec(s)) declare_product(m_out, s.product, arch);  // notes only restate products
+  void declare(const Scope& s, int line, const std::string& arch = "") {
+    if (spec(s)) declare_product(m_out, s.product, arch, line);  // notes only restate products
   }
 
   void figure(const TreeNode& n, const Scope& s, const std::vector<std::string>& path, const TreeNode* unit_node) {

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "core/error.hpp"
+#include "core/git.hpp"
 #include "core/files.hpp"
 #include "core/resources.hpp"
 
@@ -59,6 +60,30 @@ WikiLocation locate_wiki(const std::optional<fs::path>& explicit_dir) {
   WikiLocation loc = checked(core::data_dir() / "gpu-wiki-index" / "wiki", "embedded");
   loc.embedded = true;
   return loc;
+}
+
+WikiIdentity identify_wiki(const WikiLocation& loc) {
+  WikiIdentity id{loc.root.string(), loc.source, loc.embedded, "", wiki_fingerprint(loc.root)};
+  try {
+    if (auto repo = core::GitRepo::containing(loc.root)) id.commit = repo->head().value_or("");
+  } catch (const Error&) {
+    // An unreadable repository: the fingerprint still names the content.
+  }
+  return id;
+}
+
+std::string describe(const WikiIdentity& id) {
+  std::string fp = id.fingerprint.rfind("sha256:", 0) == 0 ? id.fingerprint.substr(0, 19) : id.fingerprint;
+  return id.path + " (" + id.source + (id.commit.empty() ? "; not in git" : "; git " + id.commit.substr(0, 12)) +
+         "; " + fp + ")";
+}
+
+nlohmann::json to_json(const WikiIdentity& id) {
+  return {{"path", id.path},
+          {"source", id.source},
+          {"embedded", id.embedded},
+          {"commit", id.commit.empty() ? nlohmann::json(nullptr) : nlohmann::json(id.commit)},
+          {"fingerprint", id.fingerprint}};
 }
 
 }  // namespace kgo::wiki

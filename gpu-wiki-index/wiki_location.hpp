@@ -5,6 +5,8 @@
 #include <optional>
 #include <string>
 
+#include <nlohmann/json.hpp>
+
 namespace kgo::wiki {
 
 struct WikiLocation {
@@ -25,5 +27,22 @@ WikiLocation locate_wiki(const std::optional<std::filesystem::path>& explicit_di
 // SHA-256 over every .md / .json file the index reads (relative path + content hash, sorted); a
 // file unchanged since the index cache was written contributes the hash stored there.
 std::string wiki_fingerprint(const std::filesystem::path& root);
+
+// Which wiki a command read, as every command that reads one reports it: the folder, how it was
+// chosen, the commit of the git repository holding it ("" when none) and its content fingerprint
+// (wiki_fingerprint: it changes with any edit, committed or not).
+struct WikiIdentity {
+  std::string path;
+  std::string source;
+  bool embedded = false;
+  std::string commit;
+  std::string fingerprint;
+};
+WikiIdentity identify_wiki(const WikiLocation& loc);
+
+// "/path/to/wiki (--wiki; git 1a2b3c4d5e6f; sha256:0a1b2c3d4e5f)".
+std::string describe(const WikiIdentity& id);
+// {"path", "source", "embedded", "commit" (null when not in git), "fingerprint"}.
+nlohmann::json to_json(const WikiIdentity& id);
 
 }  // namespace kgo::wiki

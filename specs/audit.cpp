@@ -16,6 +16,7 @@
 #include "specs/json_walk.hpp"
 #include "specs/operations.hpp"
 #include "specs/scan.hpp"
+#include "specs/trace.hpp"
 #include "specs/text.hpp"
 
 namespace kgo::specs {
@@ -90,6 +91,15 @@ class Auditor {
                                 ") has no <gpu-wiki> citation on its line; register it with kgo spec add and cite "
                                 "it, or label the line as measured"});
     }
+    for (const auto& n : scan.beside_citations) {
+      std::vector<CitedValue> cited = cited_values(scan, n.line, reg);
+      if (traces(n, cited)) continue;
+      out.push_back(Finding{rel, n.line, "uncited_number",
+                            "hardware number '" + n.number + "' (" + n.kind +
+                                ") traces to no citation on its line (cited there: " + cited_text(cited) +
+                                "); give it its own citation, or write how it is derived from a cited value "
+                                "(\"X = f x <cited value>\")"});
+    }
     for (const auto& site : scan.citations) {
       ++citations_checked;
       if (auto f = citation_finding(site.match, reg)) {
@@ -102,6 +112,23 @@ class Auditor {
   }
 
  private:
+  // What the citations on `line` vouch for: their claimed values and the registered values of the
+  // lines they cite (both verified against the wiki by the other checks).
+  static std::vector<CitedValue> cited_values(const FileScan& scan, int line, const Registry& reg) {
+    std::vector<CitedValue> out;
+    for (const auto& site : scan.citations) {
+      if (site.line != line || !site.match.citation) continue;
+      const CitationMatch& m = site.match;
+      if (m.claimed_value) out.push_back(CitedValue{*m.claimed_value, m.claimed_unit});
+      for (const auto& e : reg.specs) {
+        if (!e.unknown && e.file == m.citation->path && e.line == m.citation->line) {
+          out.push_back(CitedValue{e.value, e.unit});
+        }
+      }
+    }
+    return out;
+  }
+
   std::optional<Finding> entry_finding(const SpecEntry& e) {
     auto fail = [&](const std::string& kind, const std::string& why) {
       return Finding{"", 0, kind, e.metric + " <- " + e.citation + ": " + why};
@@ -245,11 +272,12 @@ std::string finding_key(const Finding& f) {
 
 AuditReport audit_workspace(const fs::path& workspace, const std::optional<fs::path>& wiki_dir, bool history) {
   core::WorkspaceConfig cfg = core::load_config(workspace);
-  WikiView view = open_wiki(workspace_wiki(workspace, wiki_dir));
+  wiki::WikiLocation location = workspace_wiki(workspace, wiki_dir);
+  WikiView view = open_wiki(location);
   std::string product = view.index().resolve_product(cfg.platform);
   AuditReport report;
   report.workspace = workspace.string();
-  report.wiki = view.root().string();
+  report.wiki = wiki::identify_wiki(location);
   Auditor auditor(view, product);
   std::set<std::string> seen;
   auto add = [&](Finding f, const std::string& commit) {

@@ -10,6 +10,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "gpu-wiki-index/wiki_location.hpp"
+
 namespace kgo::specs {
 
 struct Finding {
@@ -27,7 +29,7 @@ struct Finding {
 
 struct AuditReport {
   std::string workspace;
-  std::string wiki;
+  wiki::WikiIdentity wiki;  // the wiki the citations were verified against
   size_t files_scanned = 0;
   size_t citations_checked = 0;
   size_t registry_entries = 0;

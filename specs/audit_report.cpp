@@ -27,7 +27,7 @@ nlohmann::json to_json(const AuditReport& r) {
     findings.push_back(std::move(j));
   }
   return nlohmann::json{{"workspace", r.workspace},
-                        {"wiki", r.wiki},
+                        {"wiki", wiki::to_json(r.wiki)},
                         {"clean", r.clean()},
                         {"files_scanned", r.files_scanned},
                         {"citations_checked", r.citations_checked},
@@ -45,8 +45,9 @@ std::string render_text(const AuditReport& r) {
   std::string counts = std::to_string(r.files_scanned) + " files, " + std::to_string(r.citations_checked) +
                        " citations, " + std::to_string(r.registry_entries) + " registered specs" +
                        (r.commits_checked ? ", " + std::to_string(r.commits_checked) + " commits" : "");
-  out += r.clean() ? "audit: clean (" + counts + ") against the gpu-wiki at " + r.wiki + "\n"
+  out += r.clean() ? "audit: clean (" + counts + ")\n"
                    : "audit: " + std::to_string(r.findings.size()) + " finding(s) (" + counts + ")\n";
+  out += "gpu-wiki: " + wiki::describe(r.wiki) + "\n";
   return out;
 }
 

@@ -61,13 +61,15 @@ struct Session {
   Registry reg;
   WikiView view;
   std::string product;
+  wiki::WikiLocation location;
 };
 
 // Loads everything a mutation needs; the caller holds the lock.
 Session open_session(const fs::path& ws, const std::optional<fs::path>& wiki_dir) {
   core::WorkspaceConfig cfg = core::load_config(ws);
   Registry reg = load_registry(ws);
-  WikiView view = open_wiki(workspace_wiki(ws, wiki_dir));
+  wiki::WikiLocation location = workspace_wiki(ws, wiki_dir);
+  WikiView view = open_wiki(location);
   bool has_values = std::any_of(reg.specs.begin(), reg.specs.end(), [](const SpecEntry& e) { return !e.unknown; });
   std::error_code ec;
   if (has_values && !reg.wiki_path.empty() && fs::canonical(reg.wiki_path, ec) != view.root()) {
@@ -77,7 +79,7 @@ Session open_session(const fs::path& ws, const std::optional<fs::path>& wiki_dir
                 ExitCode::wiki_error);
   }
   std::string product = view.index().resolve_product(cfg.platform);
-  return Session{ws, std::move(cfg), std::move(reg), std::move(view), std::move(product)};
+  return Session{ws, std::move(cfg), std::move(reg), std::move(view), std::move(product), std::move(location)};
 }
 
 // specs.json and README.md as save_registry writes them, validated, for one transaction.
@@ -186,6 +188,7 @@ AddResult add_spec(const fs::path& workspace, const std::optional<fs::path>& wik
   }
   save_and_commit(s, "spec: add " + metric + " (" + st.value_text + (st.unit.empty() ? "" : " " + st.unit) +
                          " <- " + r.entry.citation + ")");
+  r.wiki = wiki::identify_wiki(s.location);
   return r;
 }
 
@@ -194,6 +197,7 @@ AutoResult auto_specs(const fs::path& workspace, const std::optional<fs::path>& 
   core::LockedWorkspace guard(workspace);
   Session s = open_session(workspace, wiki_dir);
   AutoResult r;
+  r.wiki = wiki::identify_wiki(s.location);
   std::vector<std::string> needed = {"hbm_bandwidth"};
   std::vector<std::string> dtypes{s.cfg.dtype};
   dtypes.insert(dtypes.end(), extra_dtypes.begin(), extra_dtypes.end());

@@ -36,6 +36,7 @@ struct AddResult {
   // Other lines of the wiki stating a different value for the same product and metric (any
   // document kind), each naming both lines; the entry is still registered.
   std::vector<std::string> conflicts;
+  wiki::WikiIdentity wiki;  // the wiki it was verified against
 };
 AddResult add_spec(const std::filesystem::path& workspace, const std::optional<std::filesystem::path>& wiki_dir,
                    const std::string& statement);
@@ -47,6 +48,7 @@ struct AutoResult {
   // For each registered datasheet metric: the line chosen and its kind, and any notes or
   // measured lines stating another value that were passed over (datasheet wins).
   std::vector<std::string> choices;
+  wiki::WikiIdentity wiki;  // the wiki the specs were read from
 };
 // `extra_dtypes` adds what a roofline for those dtypes needs (their compute peaks).
 AutoResult auto_specs(const std::filesystem::path& workspace, const std::optional<std::filesystem::path>& wiki_dir,

@@ -136,15 +136,24 @@ std::vector<NumberSite> hardware_numbers(const std::string& line) {
     bool times32 = after.rfind(k_times + " 32-bit", 0) == 0 || after.rfind("x 32-bit", 0) == 0;
     if (!times32 && (unit == "x" || (!after.empty() && after[0] == '%'))) continue;  // ratios, percentages
     std::string kind = classify_unit(unit);
+    // "FLOPs" without a prefix counts operations (a kernel's work); "FLOPS", "FLOP/s" and
+    // "TFLOPs" are rates.
+    std::string written = std::string(std::string_view(line).substr(t.end, unit_end - t.end));
+    written = trim(written, " -");
+    if (kind == "flop_rate" && (written == "FLOPs" || written == "FLOP")) kind.clear();
     if (kind == "size" && !size_context) kind.clear();
     if (kind == "registers" && !reg_context) kind.clear();
     if (times32) kind = "registers";
     if (!kind.empty()) {
       std::string shown = trim(std::string_view(line).substr(t.begin, unit_end - t.begin));
-      out.push_back(NumberSite{0, shown, kind, trim(line)});
+      std::string unit = trim(std::string_view(line).substr(t.end, unit_end - t.end), " -");
+      out.push_back(NumberSite{0, shown, kind, trim(line), t.value, t.text, unit, t.begin, unit_end});
       continue;
     }
     if (!after.empty() && after.rfind(k_times, 0) == 0) continue;  // a ratio or a shape, not a spec
+    // A number with a unit of its own is what its unit says: "= 20 FLOP/byte" after a label that
+    // names peaks is a ratio, not a hardware number; bare numbers ("SM count: 132") are labelled.
+    if (!unit.empty() && unit != "sm" && unit != "sms" && unit != "cu" && unit != "cus" && unit != "cores") continue;
     // "SM count: 132", "| L2 Cache | 50 |": a number right after a hardware label.
     size_t d = t.begin;
     while (d > 0 && (line[d - 1] == ' ' || line[d - 1] == '*' || line[d - 1] == '`')) --d;
@@ -154,7 +163,8 @@ std::vector<NumberSite> hardware_numbers(const std::string& line) {
     size_t from = start == std::string::npos ? 0 : start + 1;
     std::string label = line.substr(from, delim - from);
     if (labelled_hardware(label)) {
-      out.push_back(NumberSite{0, trim(label) + ": " + t.text, "labelled", trim(line)});
+      out.push_back(NumberSite{0, trim(label) + ": " + t.text, "labelled", trim(line), t.value, t.text, "", t.begin,
+                               t.end});
     }
   }
   return out;
@@ -185,10 +195,15 @@ FileScan scan_markdown(const std::string& text) {
     found.erase(std::remove_if(found.begin(), found.end(), [&](const CitationMatch& m) { return is_placeholder(line, m); }),
                 found.end());
     for (auto& m : found) scan.citations.push_back(CitationSite{n, std::move(m), t});
-    if (!found.empty() || exempt_level || table_exempt || says_measured(line)) continue;
+    if (exempt_level || table_exempt || says_measured(line)) continue;
     for (auto& site : hardware_numbers(line)) {
       site.line = n;
-      scan.uncited.push_back(std::move(site));
+      if (found.empty()) {
+        scan.uncited.push_back(std::move(site));
+      } else {
+        site.text = line;
+        scan.beside_citations.push_back(std::move(site));
+      }
     }
   }
   return scan;
@@ -204,10 +219,15 @@ FileScan scan_json(const std::string& text) {
     if (v.is_string) {
       auto found = find_citations(v.text);
       for (auto& m : found) scan.citations.push_back(CitationSite{v.line, std::move(m), trim(v.text)});
-      if (!found.empty() || is_exempt(v.path) || says_measured(v.text)) return;
+      if (is_exempt(v.path) || says_measured(v.text)) return;
       for (auto& site : hardware_numbers(v.text)) {
         site.line = v.line;
-        scan.uncited.push_back(std::move(site));
+        if (found.empty()) {
+          scan.uncited.push_back(std::move(site));
+        } else {
+          site.text = v.text;
+          scan.beside_citations.push_back(std::move(site));
+        }
       }
       return;
     }

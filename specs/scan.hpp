@@ -9,7 +9,8 @@
 // number right after a hardware label and ':' '=' or '|' ("SM count: 132", "| L2 Cache | 50 |").
 // Percentages and ratios ("85%", "2.1x") are not hardware numbers.
 //
-// It is cited when its line (markdown) or its string value (JSON) holds a citation. It is a
+// On a line (markdown) or string value (JSON) without a citation it is uncited; on one with a
+// citation it goes to beside_citations, where the audit traces it (specs/trace.hpp). It is a
 // measurement, exempt, when labelled as one:
 //   - markdown: the line contains "measured" or "measurement" (any case); or the table it sits
 //     in has such a word in its header row; or the section it sits in (up to the next heading of
@@ -28,6 +29,10 @@ struct NumberSite {
   std::string number;  // "3.35 TB/s", "132 SMs", "SM count: 132"
   std::string kind;    // "bandwidth", "flop_rate", "clock", "count", "size", "registers", "labelled"
   std::string text;    // the line (or JSON string), trimmed, for the report
+  double value = 0;          // the number ("3.35")
+  std::string value_text;    // as written ("3.35", "~148", "3.35e12")
+  std::string unit;          // as written after it ("TB/s", "terabytes per second"); "" for "labelled"
+  size_t begin = 0, end = 0; // byte range of number and unit in the untrimmed line
 };
 
 struct CitationSite {
@@ -38,6 +43,9 @@ struct CitationSite {
 
 struct FileScan {
   std::vector<NumberSite> uncited;
+  // Hardware numbers on lines (or JSON strings) that hold a citation, with `text` the whole line
+  // untrimmed: each must trace to a citation on its line (specs/trace.hpp), which the audit checks.
+  std::vector<NumberSite> beside_citations;
   std::vector<CitationSite> citations;
   std::string error;  // e.g. a memory record that is not valid JSON (then scanned as text)
 };

@@ -2,6 +2,7 @@
 small temporary wikis; every --json output is validated against its schema."""
 import json
 import os
+import pathlib
 import re
 
 import pytest
@@ -45,7 +46,12 @@ def test_lookup_prints_one_cited_spec(wk):
     r = wk("wiki", "lookup", "--wiki", FIXTURE_WIKI, "--platform", "H100 SXM", "--metric", "hbm_bandwidth")
     assert r.rc == 0, r.err
     line = fixture_line(HOPPER, "| Memory Bandwidth | 3.35 TB/s |")
-    assert r.out == f"H100 SXM HBM bandwidth: 3.35 TB/s <- <gpu-wiki>/{HOPPER}:L{line}\n"
+    cited, used = r.out.splitlines()
+    assert cited == f"H100 SXM HBM bandwidth: 3.35 TB/s <- <gpu-wiki>/{HOPPER}:L{line}"
+    assert used.startswith(f"gpu-wiki: {pathlib.Path(FIXTURE_WIKI).resolve()} (--wiki; ") and "sha256:" in used
+    j = wk("wiki", "lookup", "--wiki", FIXTURE_WIKI, "--platform", "H100 SXM", "--metric", "hbm_bandwidth", "--json")
+    validate(j.json(), "cli/wiki-lookup.schema.json")
+    assert j.json()["wiki"]["fingerprint"].startswith("sha256:")
 
 
 def test_lookup_json_bf16_dense_is_the_tensor_row(wk):
@@ -129,8 +135,12 @@ def test_products(wk):
     assert sorted(names) == ["H100 SXM", "H20", "H200", "MI300X", "MI308X"]
     assert names["MI300X"]["arch"] == "CDNA3" and names["H20"]["arch"] == "Hopper"
     assert data["wiki"]["source"] == "--wiki"
+    # Where each product is defined: its heading in the Hopper spec document.
+    heading = fixture_line(HOPPER, "NVIDIA H100 SXM")
+    assert {"file": HOPPER, "line": heading} in names["H100 SXM"]["defined_at"], names["H100 SXM"]
     text = wk("wiki", "products", "--wiki", FIXTURE_WIKI)
     assert "H100 SXM (Hopper)" in text.out
+    assert f"defined at {HOPPER}:L{heading}" in text.out, text.out
 
 
 def test_check_reports_fixture_problems(wk):
@@ -173,15 +183,16 @@ def test_check_clean_and_conflicting(wk, tmp_path):
 def test_index_lists_every_fact_on_its_line(wk):
     r = wk("wiki", "index", "--wiki", FIXTURE_WIKI, "--json")
     assert r.rc == 0, r.err
-    facts = r.json()
-    validate(facts, "cli/wiki-index.schema.json")
+    validate(r.json(), "cli/wiki-index.schema.json")
+    facts = r.json()["facts"]
     assert len(facts) > 50
     for f in facts:
         assert f["value_text"] in cited_text(FIXTURE_WIKI, f["citation"]), f
     sparse = [f for f in facts if f["value"] == 1978.9 and "bf16" in f["metric"] and f["product"] == "H100 SXM"]
     assert [f["metric"] for f in sparse] == ["bf16_tensor_sparse"]
     text = wk("wiki", "index", "--wiki", FIXTURE_WIKI)
-    assert text.rc == 0 and len(text.out.splitlines()) == len(facts)
+    assert text.rc == 0 and len(text.out.splitlines()) == len(facts) + 1  # and the wiki it read
+    assert text.out.splitlines()[-1].startswith("gpu-wiki: ")
 
 
 def test_json_records_are_indexed(wk, tmp_path):

@@ -83,6 +83,27 @@ TEST(Audit, PlantedViolationsAreEachFound) {
   EXPECT_EQ(got, want) << render_text(r);
 }
 
+// Attack: hand edits to a README line that holds a valid citation. Every hardware number on it
+// must trace to the citation: restated (any unit) or derived in a step the audit recomputes.
+TEST(Audit, EveryNumberOnACitedLineTracesToItsCitation) {
+  Workspace w;
+  const std::string cite = "3.35 TB/s <- <gpu-wiki>/" + k_hopper + ":L" + std::to_string(w.bw_line);
+  size_t first = split_lines(test::read(w.ws / "README.md")).size() + 1;
+  w.append("README.md", "- HBM bandwidth: " + cite + " (3350 GB/s)");                   // restated: traced
+  w.append("README.md", "- bandwidth >= 2.68 TB/s = 0.8 x " + cite);                      // derived: traced
+  w.append("README.md", "- half: 1.675 TB/s = " + cite + " / 2");                         // derived: traced
+  w.append("README.md", "- HBM bandwidth: " + cite + "; L2 cache: 99 MB");                // a wrong number beside it
+  w.append("README.md", "- bandwidth >= 2.69 TB/s = 0.8 x " + cite);                      // an altered result
+  w.append("README.md", "- HBM bandwidth: 3.36 TB/s, i.e. " + cite);                      // an altered restatement
+  w.append("README.md", "- SMs: 140 SMs beside " + cite);                                 // another metric's number
+  AuditReport r = audit_workspace(w.ws, std::nullopt, false);
+  auto got = sites(r);
+  std::vector<std::string> want;
+  for (size_t k : {3, 4, 5, 6}) want.push_back("README.md:" + std::to_string(first + k) + ":uncited_number");
+  EXPECT_EQ(got, want) << render_text(r);
+  for (const auto& f : r.findings) EXPECT_NE(f.reason.find("cited there: 3.35 TB/s"), std::string::npos) << f.reason;
+}
+
 TEST(Audit, DriftReportsOldAndNewTextAndMoves) {
   Workspace w;
   auto lines = split_lines(test::read(w.wiki / k_hopper));

@@ -55,6 +55,24 @@ TEST(HardwareNumbers, KernelFactsRatiosAndShapesAreNot) {
   EXPECT_EQ(kinds("latency: 12.5 us"), V{});
 }
 
+TEST(ScanMarkdown, NumbersOnCitedLinesAreKeptForTracing) {
+  const std::string line = "- bandwidth >= 2.68 TB/s = 0.8 x 3.35 TB/s <- <gpu-wiki>/docs/h.md:L32";
+  FileScan s = scan_markdown("# ws\n" + line + "\n- ridge = peak / BW = 67 TFLOPS / 3.35 TB/s = 20 FLOP/byte\n");
+  ASSERT_EQ(s.beside_citations.size(), 2u);
+  EXPECT_EQ(s.beside_citations[0].value_text, "2.68");
+  EXPECT_EQ(s.beside_citations[0].unit, "TB/s");
+  EXPECT_EQ(s.beside_citations[0].text, line);
+  EXPECT_EQ(line.substr(s.beside_citations[0].begin, s.beside_citations[0].end - s.beside_citations[0].begin),
+            "2.68 TB/s");
+  EXPECT_EQ(s.beside_citations[1].number, "3.35 TB/s");
+  EXPECT_TRUE(hardware_numbers("per-tile floor = max(520602096 FLOPs / (peak / 132), 381300 B / (BW / 132))").empty());
+  EXPECT_EQ(hardware_numbers("a peak of 989 TFLOPs").size(), 1u);
+  // Line 3 is uncited: its two peaks are hardware numbers, the ratio "20 FLOP/byte" is not.
+  ASSERT_EQ(s.uncited.size(), 2u);
+  EXPECT_EQ(s.uncited[0].number, "67 TFLOPS");
+  EXPECT_EQ(s.uncited[1].number, "3.35 TB/s");
+}
+
 TEST(ScanMarkdown, CitedLinesAndMeasurementsAreExempt) {
   const std::string md =
       "# ws\n"                                                        // 1
