@@ -125,7 +125,7 @@ std::string render_benchmark_md(const BenchReport& r, const std::string& title) 
   } else {
     md += "Utilization not computed: " + u.why_not + "\n";
   }
-  md += "\n## Run conditions\n\n";
+  md += "\n## Run conditions (measured)\n\n";
   const json& clocks = jobj(res, "clocks");
   md += fmt::format("- Clock source: {}\n", jstr(clocks, "source", "none"));
   md += "- Before: " + clock_text(clocks.value("before", json())) + "\n";

@@ -4,6 +4,7 @@
 
 #include "core/error.hpp"
 #include "core/memory.hpp"
+#include "specs/scan.hpp"
 #include "tests/test_util.hpp"
 
 namespace kgo::harness {
@@ -106,6 +107,15 @@ TEST(DefaultSizes, SeedSizesOnlyWhenTheyFitTheWorkspaceShapes) {
   EXPECT_EQ(default_sizes(gemm), gemm);  // a 3-D GEMM is never timed at 256x256
   Shapes vec{{1 << 20}, {1 << 24}};
   EXPECT_EQ(default_sizes(vec), vec);
+}
+
+TEST(BenchTest, BenchmarkMdPassesTheAuditsNumberScan) {
+  BenchReport r = report();
+  r.result["clocks"]["before"] = nlohmann::json::parse(R"({"sm_mhz": 1980, "sm_max_mhz": 1980, "mem_mhz": 3201})");
+  r.result["clocks"]["after"] = r.result["clocks"]["before"];
+  std::string md = render_benchmark_md(r, "softmax (NVIDIA H200)");
+  ASSERT_NE(md.find("3201 MHz"), std::string::npos);  // the measured clocks are there ...
+  for (const auto& n : specs::scan_markdown(md).uncited) ADD_FAILURE() << n.line << ": " << n.text;  // ... labelled
 }
 
 }  // namespace kgo::harness
