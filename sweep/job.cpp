@@ -71,9 +71,9 @@ std::vector<std::string> step_argv(const Job& job, const fs::path& ws) {
   if (!job.shape.empty()) {
     if (job.step == "bench") argv.insert(argv.end(), {"--size", job.shape});
     if (job.step == "baseline") argv.insert(argv.end(), {"--shape", job.shape, "--size", job.shape});
-    if (job.step == "check" || job.step == "profile") argv.insert(argv.end(), {"--shape", job.shape});
+    if (job.step == "check" || job.step == "profile" || job.step == "propose") argv.insert(argv.end(), {"--shape", job.shape});
   }
-  bool harness_step = job.step == "check" || job.step == "bench" || job.step == "baseline";
+  bool harness_step = job.step == "check" || job.step == "bench" || job.step == "baseline" || job.step == "propose";
   if (!job.dtype.empty() && harness_step) argv.insert(argv.end(), {"--dtype", job.dtype});
   if (harness_step) argv.insert(argv.end(), {"--device", job.device});
   argv.insert(argv.end(), job.args.begin(), job.args.end());

@@ -22,7 +22,7 @@ struct Job {
   std::string framework;            // for kernels ("" = kgo init's default)
   std::string platform;             // "" = the workspace's own
   std::string shape, dtype;         // "" = the workspace's own
-  std::string step;                 // check, bench, baseline, profile, status
+  std::string step;                 // check, bench, baseline, profile, propose, status
   std::string device;               // auto, cuda, cpu
   std::vector<std::string> args;    // extra arguments for the step
   // "softmax/H200/4096x4096/fp32/bench": what a table row and a progress line call this job.

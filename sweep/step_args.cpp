@@ -20,6 +20,7 @@ const std::map<std::string, std::set<std::string>>& allowed() {
       {"baseline", {"--trials", "--runs", "--precision", "--max-runs", "--graph", "--no-compile", "--op",
                     "--case-timeout", "--timeout", "--quiet"}},
       {"profile", {"--kernel-regex", "--launch-skip", "--set", "--warmup", "--timeout", "--op", "--entry", "--arg"}},
+      {"propose", {"--trials", "--description", "--op", "--entry", "--arg"}},
       {"status", {}},
   };
   return m;

@@ -9,7 +9,7 @@ import pytest
 
 import planted
 import slurm_cluster
-from conftest import SOURCE_DIR, validate
+from conftest import SOURCE_DIR, git, validate
 
 SOFTMAX = SOURCE_DIR / "examples" / "softmax"
 
@@ -104,6 +104,39 @@ def test_a_second_runner_on_one_folder_is_refused(kgo, tmp_path):
         assert not (d / "results").exists()
     r = kgo("sweep", "run", spec, "--dir", d)
     assert r.rc == 0, r.err
+
+
+def test_propose_step_decides_each_prepared_candidate_in_its_own_copy(kgo, tmp_path):
+    import shutil
+    from iteration_helpers import write_plan
+    base = tmp_path / "good"
+    base.mkdir()
+    (tmp_path / "k.py").write_text(planted.GOOD)
+    assert kgo("init", "softmax", tmp_path / "k.py", "--platform", "H200", "--reference", planted.REF,
+               "--shape", "8x33", "--dir", base).rc == 0
+    good = base / "kernel_opt_softmax"
+    for args in (["spec", "auto"], ["roofline", "--op", "softmax"],
+                 ["baseline", "--device", "cpu", "--shape", "8x33", "--trials", "1"], ["plan", "new", "v1"]):
+        r = kgo(*args, "--workspace", good)
+        assert r.rc == 0, (args, r.err)
+    write_plan(good, 1)
+    bad = tmp_path / "bad" / "kernel_opt_softmax"
+    shutil.copytree(good, bad, symlinks=True)
+    (bad / "kernel.py").write_text(planted.wrong())
+    before = {w: git("rev-parse", "HEAD", cwd=w).stdout for w in (good, bad)}
+    spec = tmp_path / "spec.json"
+    spec.write_text(json.dumps({"name": "p", "workspaces": [str(good), str(bad)], "steps": ["propose"],
+                                "shapes": ["8x33"], "device": "cpu",
+                                "step_args": {"propose": ["--trials", "1", "--description", "screened by a sweep"]}}))
+    d = tmp_path / "s"
+    r = kgo("sweep", "run", spec, "--dir", d, "--json")
+    assert r.rc == 1, r.err  # one candidate rejected
+    res = results(d)
+    assert res[0]["status"] == "ok" and res[0]["verdict"] == "accepted", res[0]
+    assert res[1]["status"] == "fail" and res[1]["verdict"] == "rejected", res[1]
+    assert res[0]["command"][:2] == ["kgo", "propose"] and "--description" in res[0]["command"]
+    # Decided in the jobs' copies: the candidates themselves are untouched.
+    assert {w: git("rev-parse", "HEAD", cwd=w).stdout for w in (good, bad)} == before
 
 
 def test_local_pins_one_worker_per_gpu_and_serialises_its_jobs(kgo, tmp_path):
