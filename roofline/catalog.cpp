@@ -118,6 +118,86 @@ Work attention(const Dims& d, int w) {
   return out;
 }
 
+// Index reduction (argmax/argmin): one compare per element, int64 indices (8 bytes, PyTorch's type) per row.
+Work index_reduce(const Dims& d, int w) {
+  Work out;
+  Rows r = rows_of(d, out);
+  out.flops = r.n;
+  out.bytes = r.n * w + r.rows * 8;
+  out.steps.push_back(fmt::format("FLOPs = N = {}", fmt_count(out.flops)));
+  out.steps.push_back(fmt::format("bytes = N x {} B + rows x 8 B (int64 indices) = {}", w, fmt_count(out.bytes)));
+  return out;
+}
+
+// Loss over two full-shape inputs reduced to one scalar: per-element FLOPs plus one final division.
+WorkFn loss(int per_elem) {
+  return [=](const Dims& d, int w) {
+    double n = product(d);
+    Work out{per_elem * n + 1, 2 * n * w + w, {}};
+    out.steps.push_back(fmt::format("N = {} = {} elements", dims_product(d), fmt_count(n)));
+    out.steps.push_back(fmt::format("FLOPs = {} x N + 1 = {}", per_elem, fmt_count(out.flops)));
+    out.steps.push_back(fmt::format("bytes = (2 x N + 1) x {} B = {}", w, fmt_count(out.bytes)));
+    return out;
+  };
+}
+
+// Normalization over groups of a tensor whose dim 1 is channels: `rows` normalized groups of N / rows
+// elements; per-element and per-group FLOPs; x read, y written, `per_channel` vectors of C elements read.
+Work grouped_norm(const Dims& d, int w, double rows, double channels, int per_elem, int per_row, int per_channel) {
+  Work out;
+  double n = product(d);
+  out.steps.push_back(fmt::format("N = {} = {} elements; groups normalized = {} of {} elements; channels = {}",
+                                  dims_product(d), fmt_count(n), fmt_count(rows), fmt_count(n / rows),
+                                  fmt_count(channels)));
+  out.flops = per_elem * n + per_row * rows;
+  out.bytes = (2 * n + per_channel * channels) * w;
+  out.steps.push_back(fmt::format("FLOPs = {} x N + {} x groups = {}", per_elem, per_row, fmt_count(out.flops)));
+  out.steps.push_back(per_channel ? fmt::format("bytes = (2 x N + {} x C) x {} B = {}", per_channel, w,
+                                                fmt_count(out.bytes))
+                                  : fmt::format("bytes = 2 x N x {} B = {}", w, fmt_count(out.bytes)));
+  return out;
+}
+
+void need_rank(const char* op, const Dims& d, size_t lo, size_t hi, const char* shape) {
+  if (d.size() < lo || d.size() > hi) throw Error(fmt::format("{} needs a shape {}", op, shape), ExitCode::usage);
+}
+
+Work batch_norm(const Dims& d, int w) {
+  need_rank("batch_norm", d, 2, 8, "NxC or NxCxS... (channels are dim 1)");
+  double c = static_cast<double>(d[1]);
+  return grouped_norm(d, w, c, c, 4, 2, 4);
+}
+
+Work group_norm(const Dims& d, int w) {
+  need_rank("group_norm", d, 3, 8, "NxGxCPGxS... (the input [N, C, S...] viewed with C = G x CPG)");
+  return grouped_norm(d, w, static_cast<double>(d[0] * d[1]), static_cast<double>(d[1] * d[2]), 7, 4, 2);
+}
+
+Work instance_norm(const Dims& d, int w) {
+  need_rank("instance_norm", d, 3, 8, "NxCxS... (each of the N x C channels normalized over S...)");
+  return grouped_norm(d, w, static_cast<double>(d[0] * d[1]), static_cast<double>(d[1]), 5, 4, 0);
+}
+
+Work matvec(const Dims& d, int w) {
+  need_rank("matvec", d, 2, 2, "MxK (A is M x K, x has K elements)");
+  double m = static_cast<double>(d[0]), k = static_cast<double>(d[1]);
+  Work out{2 * m * k, (m * k + k + m) * w, {}};
+  out.steps.push_back(fmt::format("M = {}, K = {}", fmt_count(m), fmt_count(k)));
+  out.steps.push_back(fmt::format("FLOPs = 2 x M x K = {}", fmt_count(out.flops)));
+  out.steps.push_back(fmt::format("bytes = (M x K + K + M) x {} B = {}", w, fmt_count(out.bytes)));
+  return out;
+}
+
+Work diag_matmul(const Dims& d, int w) {
+  need_rank("diag_matmul", d, 2, 2, "NxM (a has N elements, B is N x M)");
+  double n = static_cast<double>(d[0]), m = static_cast<double>(d[1]);
+  Work out{n * m, (n + 2 * n * m) * w, {}};
+  out.steps.push_back(fmt::format("N = {}, M = {}", fmt_count(n), fmt_count(m)));
+  out.steps.push_back(fmt::format("FLOPs = N x M = {}", fmt_count(out.flops)));
+  out.steps.push_back(fmt::format("bytes = (N + 2 x N x M) x {} B = {}", w, fmt_count(out.bytes)));
+  return out;
+}
+
 const std::vector<Entry>& entries() {
   static const std::vector<Entry> table = {
       {{"add", {"vector_add", "elementwise_add"}, "z = x + alpha * y (torch.add)", "any dims (N = product)",
@@ -135,9 +215,42 @@ const std::vector<Entry>& entries() {
         "2 x N x width",
         "x * (1/sqrt 2), erf, + 1, * x, * 0.5: five FLOPs per element, erf counted as one"},
        elementwise(5, 2)},
-      {{"silu", {}, "y = x * sigmoid(x) = x / (1 + exp(-x))", "any dims (N = product)", "4 x N", "2 x N x width",
+      {{"silu", {"swish"}, "y = x * sigmoid(x) = x / (1 + exp(-x))", "any dims (N = product)", "4 x N", "2 x N x width",
         "negate, exp, + 1, divide: four FLOPs per element, exp counted as one"},
        elementwise(4, 2)},
+      {{"gelu_tanh", {"new_gelu", "gelu_new"},
+        "y = 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3))) (tanh form, GPT-2's 'new GELU')",
+        "any dims (N = product)", "9 x N", "2 x N x width",
+        "x^3 (two multiplies), * 0.044715, + x, * sqrt(2/pi), tanh, + 1, * x, * 0.5: nine FLOPs per element, "
+        "tanh counted as one"},
+       elementwise(9, 2)},
+      {{"leaky_relu", {}, "y = x if x > 0 else slope * x (slope in [0, 1]: max(x, slope * x))",
+        "any dims (N = product)", "2 x N", "2 x N x width", "one multiply by the slope and one max per element"},
+       elementwise(2, 2)},
+      {{"sigmoid", {}, "y = 1 / (1 + exp(-x))", "any dims (N = product)", "4 x N", "2 x N x width",
+        "negate, exp, + 1, divide: four FLOPs per element, exp counted as one"},
+       elementwise(4, 2)},
+      {{"tanh", {}, "y = tanh(x)", "any dims (N = product)", "N", "2 x N x width",
+        "one transcendental per element"},
+       elementwise(1, 2)},
+      {{"elu", {}, "y = x if x > 0 else alpha (exp(x) - 1)", "any dims (N = product)", "4 x N", "2 x N x width",
+        "compare, exp, - 1, * alpha: four FLOPs per element (alpha = 1 is counted too: the kernel takes alpha)"},
+       elementwise(4, 2)},
+      {{"selu", {}, "y = scale (x if x > 0 else alpha (exp(x) - 1)), fixed alpha and scale",
+        "any dims (N = product)", "5 x N", "2 x N x width", "as elu, plus * scale: five FLOPs per element"},
+       elementwise(5, 2)},
+      {{"hardsigmoid", {}, "y = min(max(x + 3, 0), 6) / 6", "any dims (N = product)", "4 x N", "2 x N x width",
+        "+ 3, max, min, divide: four FLOPs per element"},
+       elementwise(4, 2)},
+      {{"hardtanh", {}, "y = min(max(x, -1), 1)", "any dims (N = product)", "2 x N", "2 x N x width",
+        "one max and one min per element"},
+       elementwise(2, 2)},
+      {{"softplus", {}, "y = log(1 + exp(x)), y = x beyond the threshold 20 (beta = 1)", "any dims (N = product)",
+        "4 x N", "2 x N x width", "compare with the threshold, exp, + 1, log: four FLOPs per element"},
+       elementwise(4, 2)},
+      {{"softsign", {}, "y = x / (1 + |x|)", "any dims (N = product)", "3 x N", "2 x N x width",
+        "abs, + 1, divide: three FLOPs per element"},
+       elementwise(3, 2)},
       {{"dropout", {}, "y = x * mask / (1 - p), training mode", "any dims (N = product)", "2 x N",
         "2 x N x width",
         "the random numbers are generated inside the kernel (their integer ops are not FLOPs) and no mask "
@@ -164,12 +277,65 @@ const std::vector<Entry>& entries() {
         "per element: square, sum, * rstd, * weight = 4; per row: / cols, + eps, rsqrt = 3; weight (cols "
         "elements) is read once; rstd is not written"},
        rowwise(4, 3, 2, 1, 0)},
+      {{"batch_norm", {"batchnorm"}, "batch norm in inference: running mean and variance, weight and bias",
+        "NxC or NxCxS... (channels are dim 1)", "4 x N + 2 x C", "(2 x N + 4 x C) x width",
+        "per element: - mean, * rstd, * weight, + bias = 4; per channel: var + eps, rsqrt = 2; running mean, "
+        "running variance, weight and bias (C elements each) are read once; nothing is updated (inference)"},
+       batch_norm},
+      {{"group_norm", {"groupnorm"}, "group norm with per-channel weight and bias",
+        "NxGxCPGxS... (the input [N, C, S...] viewed with C = G x CPG channels per group)",
+        "7 x N + 4 x N x G", "(2 x N + 2 x C) x width",
+        "as layer_norm over each of the N x G groups: per element 7, per group 4; weight and bias (C = G x CPG "
+        "elements each) are read once; mean and rstd are not written"},
+       group_norm},
+      {{"instance_norm", {"instancenorm"}, "instance norm, no affine weight (torch's default)",
+        "NxCxS... (each of the N x C channels normalized over S...)", "5 x N + 4 x N x C", "2 x N x width",
+        "per element: mean sum, - mean, square, variance sum, * rstd = 5; per channel instance: / count twice, "
+        "+ eps, rsqrt = 4; no weight or bias; mean and rstd are not written"},
+       instance_norm},
+      {{"l2_norm", {"l2_normalize"}, "y = x / ||x||_2 over the last dim", "ROWSxCOLS... (last dim normalized)",
+        "3 x N + rows", "2 x N x width", "per element: square, sum, divide = 3; per row: sqrt = 1; no eps"},
+       rowwise(3, 1, 2, 0, 0)},
+      {{"l1_norm", {"l1_normalize"}, "y = x / sum(|x|) over the last dim", "ROWSxCOLS... (last dim normalized)",
+        "3 x N", "2 x N x width", "per element: abs, sum, divide = 3; no eps"},
+       rowwise(3, 0, 2, 0, 0)},
+      {{"frobenius_norm", {"fro_norm"}, "y = x / ||x||_F over the whole tensor", "any dims (N = product)",
+        "3 x N + 1", "2 x N x width",
+        "per element: square, sum, divide = 3; one sqrt; x is counted read once (a kernel that cannot keep the "
+        "tensor on chip reads it twice)"},
+       [](const Dims& d, int w) {
+         double n = product(d);
+         Work out{3 * n + 1, 2 * n * w, {}};
+         out.steps.push_back(fmt::format("N = {} = {} elements", dims_product(d), fmt_count(n)));
+         out.steps.push_back(fmt::format("FLOPs = 3 x N + 1 = {}", fmt_count(out.flops)));
+         out.steps.push_back(fmt::format("bytes = 2 x N x {} B = {}", w, fmt_count(out.bytes)));
+         return out;
+       }},
       {{"sum", {"row_sum", "reduce_sum"}, "sum over the last dim", "ROWSxCOLS... (last dim reduced; a 1-D shape gives one scalar)", "N",
         "(N + rows) x width", "one add per element into a zero-initialized accumulator; one output per row"},
        rowwise(1, 0, 1, 0, 1)},
       {{"mean", {}, "mean over the last dim", "ROWSxCOLS... (last dim reduced; a 1-D shape gives one scalar)",
         "N + rows", "(N + rows) x width", "as sum, plus one division per row (counted as one FLOP)"},
        rowwise(1, 1, 1, 0, 1)},
+      {{"max", {"amax", "reduce_max"}, "max over the last dim (values only)", "ROWSxCOLS... (last dim reduced)",
+        "N", "(N + rows) x width", "one compare per element; one output per row"},
+       rowwise(1, 0, 1, 0, 1)},
+      {{"min", {"amin", "reduce_min"}, "min over the last dim (values only)", "ROWSxCOLS... (last dim reduced)",
+        "N", "(N + rows) x width", "one compare per element; one output per row"},
+       rowwise(1, 0, 1, 0, 1)},
+      {{"prod", {"reduce_prod"}, "product over the last dim", "ROWSxCOLS... (last dim reduced)", "N",
+        "(N + rows) x width", "one multiply per element into a one-initialized accumulator; one output per row"},
+       rowwise(1, 0, 1, 0, 1)},
+      {{"argmax", {}, "index of the max over the last dim", "ROWSxCOLS... (last dim reduced)", "N",
+        "N x width + rows x 8", "one compare per element; int64 indices (8 bytes, PyTorch's type), one per row"},
+       index_reduce},
+      {{"argmin", {}, "index of the min over the last dim", "ROWSxCOLS... (last dim reduced)", "N",
+        "N x width + rows x 8", "one compare per element; int64 indices (8 bytes, PyTorch's type), one per row"},
+       index_reduce},
+      {{"cumsum", {}, "inclusive prefix sum over the last dim", "ROWSxCOLS... (last dim scanned)", "N",
+        "2 x N x width", "one add per element into a zero-initialized running sum (a work-efficient scan); every "
+        "prefix is written"},
+       rowwise(1, 0, 2, 0, 0)},
       {{"cross_entropy", {}, "mean cross-entropy loss over class logits",
         "ROWSxCLASSES (classes = last dim)", "4 x N + 4 x rows + 1",
         "N x width + rows x 8 + width",
@@ -177,6 +343,24 @@ const std::vector<Entry>& entries() {
         "one final division by rows; targets are int64 class indices (8 bytes, PyTorch's type); the loss is "
         "one element of the dtype (reduction='mean'); no class weights, label smoothing or ignore_index"},
        cross_entropy},
+      {{"mse_loss", {"mse"}, "mean((p - t)^2)", "any dims (N = product; p and t both full shape)", "3 x N + 1",
+        "(2 x N + 1) x width", "per element: subtract, square, sum = 3; one final division by N; the loss is one "
+        "element of the dtype (reduction='mean')"},
+       loss(3)},
+      {{"huber_loss", {"smooth_l1_loss", "smooth_l1"}, "mean smooth L1 / Huber loss with beta = delta = 1",
+        "any dims (N = product; p and t both full shape)", "7 x N + 1", "(2 x N + 1) x width",
+        "per element: d = p - t, |d|, compare with beta, d * d, * 0.5 / beta, |d| - 0.5 beta, sum = 7 (both "
+        "branches counted: a branch-free kernel computes both); one final division by N; scalar loss"},
+       loss(7)},
+      {{"kl_div", {"kl_div_loss"}, "F.kl_div(log_p, t, reduction='batchmean') = sum t (log t - log_p) / batch",
+        "BATCHx... (N = product; batch = dim 0)", "4 x N + 1", "(2 x N + 1) x width",
+        "per element: log t, - log_p, * t, sum = 4; one final division by the batch; the input is already "
+        "log-probabilities (a kernel that also takes the log of p does one more FLOP per element); scalar loss"},
+       loss(4)},
+      {{"hinge_loss", {"hinge"}, "mean(max(1 - p * t, 0))", "any dims (N = product; p and t both full shape)",
+        "4 x N + 1", "(2 x N + 1) x width",
+        "per element: multiply, 1 -, max with 0, sum = 4; one final division by N; scalar loss"},
+       loss(4)},
       {{"matmul", {"gemm", "mm"}, "C[M,N] = A[M,K] x B[K,N]", "MxNxK, or MxN meaning K = N",
         "2 x M x N x K", "(M x K + K x N + M x N) x width",
         "one multiply and one add per multiply-accumulate; A and B read once (perfect on-chip reuse), C "
@@ -196,6 +380,15 @@ const std::vector<Entry>& entries() {
          }
          return gemm(d, w, true);
        }},
+      {{"matvec", {"gemv", "mv"}, "y[M] = A[M,K] x[K]", "MxK", "2 x M x K", "(M x K + K + M) x width",
+        "one multiply and one add per multiply-accumulate; A and x read once, y written once; counted against "
+        "the vector peak (one column gives tensor cores nothing to reuse; it is memory-bound)"},
+       matvec},
+      {{"diag_matmul", {}, "C[N,M] = diag(a[N]) x B[N,M]: row i of B scaled by a[i]", "NxM", "N x M",
+        "(N + 2 x N x M) x width",
+        "one multiply per output element (the zeros of diag(a) are not multiplied); a and B read once, C written "
+        "once; the N x N diagonal matrix never reaches memory"},
+       diag_matmul},
       {{"attention", {"sdpa"}, "softmax(Q K^T / sqrt(D)) V, fused, not causal",
         "BxHxSxD (batch, heads, sequence, head dim); HxSxD means B = 1; SxD means B = H = 1",
         "4 x B x H x S^2 x D + 6 x B x H x S^2", "4 x B x H x S x D x width",
@@ -295,8 +488,10 @@ const std::vector<std::string>& counting_conventions() {
       "Bytes: the minimum any kernel must move: each input read once and each output written once, at the "
       "dtype's width; intermediates are assumed to stay on chip. Caches can make a kernel move less "
       "(a warm L2 is not HBM traffic); a kernel that re-reads data moves more.",
-      "Shapes: a row-wise op (softmax, norms, reductions, cross_entropy) works on the last dimension and "
-      "treats all leading dimensions as rows.",
+      "Shapes: a row-wise op (softmax, norms, reductions, scans, cross_entropy) works on the last dimension and "
+      "treats all leading dimensions as rows. To count an op over another axis, give the shape with that axis "
+      "moved last: the counts depend only on the element count and the reduced length (sum over dim 1 of "
+      "16x256x512 is --shape 16x512x256).",
       "Compute peak: matmul-like ops (matmul, bmm, attention) use the dtype's tensor-core peak; all other "
       "ops use the dtype's vector peak (FP32 CUDA cores for fp32 and narrower types, FP64 for fp64).",
   };

@@ -8,7 +8,10 @@ import pytest
 from conftest import FIXTURE_WIKI, SOURCE_DIR, git, needs_fixture, run_kgo, validate
 
 OPS = ["add", "mul", "relu", "gelu", "silu", "softmax", "log_softmax", "layer_norm", "matmul", "dropout", "attention",
-       "cross_entropy", "sum", "mean", "rms_norm", "bmm"]
+       "cross_entropy", "sum", "mean", "rms_norm", "bmm", "gelu_tanh", "leaky_relu", "sigmoid", "tanh", "elu", "selu",
+       "hardsigmoid", "hardtanh", "softplus", "softsign", "max", "min", "prod", "argmax", "argmin", "cumsum",
+       "batch_norm", "group_norm", "instance_norm", "l2_norm", "l1_norm", "frobenius_norm", "mse_loss", "huber_loss",
+       "kl_div", "hinge_loss", "matvec", "diag_matmul"]
 
 
 def section(readme, heading):

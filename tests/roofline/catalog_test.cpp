@@ -28,6 +28,44 @@ std::vector<Expect> hand_computed() {
       {"relu", {10, 10}, "fp16", 100, 2 * 100 * 2},
       // exact GELU: 5 FLOPs per element.
       {"gelu", {4, 8}, "fp32", 5 * 32, 2 * 32 * 4},
+      // x^3 (2), * c, + x, * sqrt(2/pi), tanh, + 1, * x, * 0.5 = 9.
+      {"gelu_tanh", {4, 8}, "fp32", 9 * 32, 2 * 32 * 4},
+      {"leaky_relu", {3, 7}, "fp16", 2 * 21, 2 * 21 * 2},
+      {"sigmoid", {10}, "fp32", 4 * 10, 2 * 10 * 4},
+      {"tanh", {2, 5}, "bf16", 10, 2 * 10 * 2},
+      {"elu", {6}, "fp32", 4 * 6, 2 * 6 * 4},
+      {"selu", {6}, "fp32", 5 * 6, 2 * 6 * 4},
+      {"hardsigmoid", {2, 2}, "fp32", 4 * 4, 2 * 4 * 4},
+      {"hardtanh", {9}, "fp16", 2 * 9, 2 * 9 * 2},
+      {"softplus", {3, 3}, "fp32", 4 * 9, 2 * 9 * 4},
+      {"softsign", {5}, "fp32", 3 * 5, 2 * 5 * 4},
+      // 16 x 256 rows of 512: one compare each, one value per row.
+      {"max", {16, 256, 512}, "fp32", 16.0 * 256 * 512, (16.0 * 256 * 512 + 16 * 256) * 4},
+      {"min", {8, 16}, "bf16", 128, (128 + 8) * 2},
+      {"prod", {8, 16}, "fp32", 128, (128 + 8) * 4},
+      // indices are int64: 8 bytes per row whatever the dtype.
+      {"argmax", {8, 16}, "fp16", 128, 128 * 2 + 8 * 8},
+      {"argmin", {100}, "fp32", 100, 100 * 4 + 1 * 8},
+      {"cumsum", {8, 16}, "fp32", 128, 2 * 128 * 4},
+      // N = 2*3*4*5 = 120, C = 3: per element 4, per channel 2; x, y and four C-vectors.
+      {"batch_norm", {2, 3, 4, 5}, "fp32", 4 * 120 + 2 * 3, (2 * 120 + 4 * 3) * 4},
+      {"batch_norm", {8, 4}, "fp32", 4 * 32 + 2 * 4, (2 * 32 + 4 * 4) * 4},
+      // [N=2, C=6, S=10] with G=3 groups of 2 channels: 6 groups of 20; weight and bias of 6.
+      {"group_norm", {2, 3, 2, 10}, "fp32", 7 * 120 + 4 * 6, (2 * 120 + 2 * 6) * 4},
+      // [2, 3, 4x5]: 6 instances of 20, no weight.
+      {"instance_norm", {2, 3, 4, 5}, "fp16", 5 * 120 + 4 * 6, 2 * 120 * 2},
+      {"l2_norm", {8, 16}, "fp32", 3 * 128 + 8, 2 * 128 * 4},
+      {"l1_norm", {8, 16}, "fp32", 3 * 128, 2 * 128 * 4},
+      {"frobenius_norm", {4, 5}, "fp32", 3 * 20 + 1, 2 * 20 * 4},
+      // losses: p and t read, one scalar written.
+      {"mse_loss", {4, 8}, "fp32", 3 * 32 + 1, (2 * 32 + 1) * 4},
+      {"huber_loss", {4, 8}, "fp32", 7 * 32 + 1, (2 * 32 + 1) * 4},
+      {"kl_div", {4, 8}, "fp32", 4 * 32 + 1, (2 * 32 + 1) * 4},
+      {"hinge_loss", {128}, "bf16", 4 * 128 + 1, (2 * 128 + 1) * 2},
+      // A 256 x 1024, x 1024, y 256.
+      {"matvec", {256, 1024}, "fp32", 2.0 * 256 * 1024, (256.0 * 1024 + 1024 + 256) * 4},
+      // a 64, B and C 64 x 32.
+      {"diag_matmul", {64, 32}, "fp16", 64 * 32, (64 + 2 * 64 * 32) * 2},
       {"dropout", {5, 6}, "fp32", 2 * 30, 2 * 30 * 4},
       // The anchor: softmax 4096x4096 fp32 moves 134,217,728 bytes.
       {"softmax", {4096, 4096}, "fp32", 5.0 * 4096 * 4096, 134217728},
@@ -83,6 +121,11 @@ TEST(Catalog, SeedOpsAndAdditionsArePresent) {
   EXPECT_TRUE(find_op("matmul").matmul_like);
   EXPECT_TRUE(find_op("attention").matmul_like);
   EXPECT_FALSE(find_op("softmax").matmul_like);
+  EXPECT_FALSE(find_op("matvec").matmul_like);
+  EXPECT_EQ(find_op("swish").name, "silu");
+  EXPECT_EQ(find_op("new_gelu").name, "gelu_tanh");
+  EXPECT_EQ(find_op("smooth_l1_loss").name, "huber_loss");
+  EXPECT_EQ(find_op("amax").name, "max");
 }
 
 TEST(Catalog, StepsShowTheArithmetic) {
@@ -122,6 +165,11 @@ TEST(Catalog, RejectsWhatDoesNotFit) {
   EXPECT_EQ(code([&] { op_work(find_op("attention"), {1, 2, 3, 4, 5}, f); }), ExitCode::usage);
   EXPECT_EQ(code([&] { op_work(find_op("softmax"), {}, f); }), ExitCode::usage);
   EXPECT_EQ(code([&] { op_work(find_op("softmax"), {4, 0}, f); }), ExitCode::usage);
+  EXPECT_EQ(code([&] { op_work(find_op("group_norm"), {4, 8}, f); }), ExitCode::usage);
+  EXPECT_EQ(code([&] { op_work(find_op("instance_norm"), {4, 8}, f); }), ExitCode::usage);
+  EXPECT_EQ(code([&] { op_work(find_op("batch_norm"), {4}, f); }), ExitCode::usage);
+  EXPECT_EQ(code([&] { op_work(find_op("matvec"), {4, 8, 2}, f); }), ExitCode::usage);
+  EXPECT_EQ(code([&] { op_work(find_op("diag_matmul"), {4}, f); }), ExitCode::usage);
 }
 
 TEST(Catalog, ConventionsStateTheCountingChoices) {

@@ -357,7 +357,7 @@ class OpCase:
         return self._ref
 
     def expected_dtypes(self):
-        return [self.p.dtype] * len(self.reference64())
+        return [self.p.dtype if r.dtype.is_floating_point else r.dtype for r in self.reference64()]
 
     def eager(self):
         fn, args = self.p.ref_fn, self.args
