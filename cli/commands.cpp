@@ -6,6 +6,7 @@ namespace kgo::cli {
 void register_experience(CLI::App& app, Context& ctx);  // cli/experience.cpp
 void register_report(CLI::App& app, Context& ctx);      // cli/report.cpp
 void register_sweep(CLI::App& app, Context& ctx);  // cli/sweep.cpp
+void register_skill(CLI::App& app, Context& ctx);  // cli/skill.cpp
 
 void register_all(CLI::App& app, Context& ctx) {
   register_init(app, ctx);    // create a workspace
@@ -33,6 +34,7 @@ void register_all(CLI::App& app, Context& ctx) {
   register_ceiling(app, ctx);   // measured GPU maxima (optionally into the wiki)
   register_sweep(app, ctx);     // sweeps: many jobs on every local GPU or a Slurm cluster
   register_mcp(app, ctx);       // MCP server on stdio for agents
+  register_skill(app, ctx);     // the skill, MCP entry and hooks in Claude Code / Codex
 }
 
 }  // namespace kgo::cli
