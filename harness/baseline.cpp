@@ -5,6 +5,7 @@
 #include "core/error.hpp"
 #include "core/files.hpp"
 #include "core/memory.hpp"
+#include "core/strings.hpp"
 #include "core/txn.hpp"
 #include "core/workspace.hpp"
 #include "harness/fields.hpp"
@@ -108,6 +109,15 @@ void commit_baseline(const fs::path& ws, const core::WorkspaceConfig& cfg, Basel
   r.record_commit = res.commits.at(1);
 }
 
+// "determinism (two runs ...); delegation (...)": the checks the harness applied, as it describes them.
+std::string checks_text(const nlohmann::json& result) {
+  std::vector<std::string> parts;
+  for (const auto& c : jobj(result, "checks")) {
+    if (jbool(c, "checked").value_or(false)) parts.push_back(jstr(c, "name") + " (" + jstr(c, "description") + ")");
+  }
+  return parts.empty() ? "no further checks ran" : "checks: " + join(parts, "; ");
+}
+
 }  // namespace
 
 BaselineReport run_baseline(const fs::path& ws, const BaselineOptions& o) {
@@ -167,10 +177,9 @@ std::string render_baseline_md(const fs::path& ws, const BaselineReport& r) {
   md += "\n## Test\n\n";
   md += fmt::format(
       "- `kgo check` (tools/harness/kgo_harness.py check): {} trial(s) per shape with fresh random inputs; output "
-      "buffers NaN-filled before every run; {}; determinism (two runs on the same inputs, bitwise); delegation "
-      "(the kernel's own kernels must run); per-case timeout {} s, total {} s\n",
+      "buffers NaN-filled before every run; {}; {}; per-case timeout {} s, total {} s\n",
       c.settings.trials, c.settings.edge_shapes ? "edge shapes (1, 17, 4097 on the last axis) added" : "no edge shapes",
-      c.settings.case_timeout_s, c.settings.total_timeout_s);
+      checks_text(c.result), c.settings.case_timeout_s, c.settings.total_timeout_s);
   if (r.bench) md += "- `kgo bench`: see Performance below and benchmark.md\n";
   md += "\n## Reference\n\n";
   md += fmt::format("- {} (reference computed in {})\n",

@@ -83,6 +83,16 @@ CheckReport run_check(const Target& target, const CheckSettings& settings) {
   return r;
 }
 
+nlohmann::json check_details(const nlohmann::json& result) {
+  nlohmann::json out = nlohmann::json::array();
+  for (const auto& c : jobj(result, "checks")) {
+    nlohmann::json entry = c;
+    entry["details"] = jobj(result, jstr(c, "name").c_str());
+    out.push_back(std::move(entry));
+  }
+  return out;
+}
+
 std::optional<double> max_abs_err(const nlohmann::json& result) {
   std::optional<double> best;
   for (const auto& c : jobj(result, "cases")) {
@@ -117,8 +127,7 @@ nlohmann::json correctness_value(const CheckReport& r) {
             {"dtype", r.target.torch_dtype},
             {"device", r.target.device},
             {"tolerance", tol},
-            {"determinism", jobj(r.result, "determinism")},
-            {"delegation", jobj(r.result, "delegation")},
+            {"checks", check_details(r.result)},
             {"cases", cases}}}};
 }
 
@@ -166,9 +175,8 @@ std::string render_check_text(const CheckReport& r) {
   }
   std::string table = render_cases_table(res);
   if (!table.empty()) text += "\n" + table + "\n";
-  for (const char* part : {"determinism", "delegation", "streams"}) {
-    const nlohmann::json& p = jobj(res, part);
-    if (!p.empty() && !jstr(p, "message").empty()) text += std::string(part) + ": " + jstr(p, "message") + "\n";
+  for (const auto& c : jobj(res, "checks")) {
+    if (!jstr(c, "message").empty()) text += jstr(c, "name") + ": " + jstr(c, "message") + "\n";
   }
   for (const auto& w : jobj(res, "warnings")) {
     if (w.is_string()) text += "warning: " + w.get<std::string>() + "\n";

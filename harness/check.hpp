@@ -55,6 +55,10 @@ void record_check(const std::filesystem::path& workspace, CheckReport& report);
 // without the stamp).
 nlohmann::json correctness_value(const CheckReport& report);
 
+// The harness result's `checks` list (one entry per check the harness registers), each with its
+// detail object (result[name]) under "details"; kgo names no check itself.
+nlohmann::json check_details(const nlohmann::json& result);
+
 // Largest per-case max_abs_err of the harness result, if any case measured one.
 std::optional<double> max_abs_err(const nlohmann::json& result);
 

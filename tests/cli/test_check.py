@@ -1,5 +1,6 @@
 """`kgo check` on real workspaces with the real harness in Triton-interpreter mode (--device cpu)."""
 import os
+import shutil
 import stat
 import time
 
@@ -213,3 +214,39 @@ def test_bad_options(workspace, tmp_path):
     assert run_kgo("check", "--workspace", tmp_path, *CPU).rc == 8
     os.remove(workspace / "kernel.py")
     assert run_kgo("check", "--workspace", workspace, *CPU).rc == 5
+
+
+def _harness_with_planted_check(tmp_path):
+    """A kgo data dir identical to the source tree but for one more entry in tools/harness/checks.py."""
+    data = tmp_path / "data"
+    (data / "tools").mkdir(parents=True)
+    for p in SOURCE_DIR.iterdir():
+        if p.name not in ("tools", "build") and not p.name.startswith("."):
+            (data / p.name).symlink_to(p)
+    for p in (SOURCE_DIR / "tools").iterdir():
+        if p.name != "harness":
+            (data / "tools" / p.name).symlink_to(p)
+    shutil.copytree(SOURCE_DIR / "tools" / "harness", data / "tools" / "harness",
+                    ignore=shutil.ignore_patterns("__pycache__"))
+    with open(data / "tools" / "harness" / "checks.py", "a") as f:
+        f.write('\n\n@check("planted", "a check added by one registry entry")\n'
+                'def planted(ev):\n'
+                '    return {"checked": True, "passed": False, "message": "planted failure", "seen": len(ev.cases)}\n')
+    return data
+
+
+def test_a_new_harness_check_is_one_registry_entry(workspace, tmp_path):
+    """kgo names no check: an entry added to the harness's registry alone fails the check, is printed,
+    reaches --json (schema-valid) and the record, with its details."""
+    env = {"KGO_DATA_DIR": str(_harness_with_planted_check(tmp_path))}
+    r = check(workspace, env=env)
+    assert r.rc == 1
+    assert "planted: planted failure" in r.out and "determinism: " in r.out
+    r = check(workspace, "--json", env=env)
+    j = r.json()
+    validate(j, "cli/check.schema.json")
+    assert j["verdict"] == "FAIL" and j["harness"]["culprit"] == "planted"
+    details = {c["name"]: c for c in record(workspace)["correctness"]["details"]["checks"]}
+    assert details["planted"]["passed"] is False and details["planted"]["details"]["seen"] == 1
+    assert details["delegation"]["passed"] is True and details["delegation"]["details"]["own_launches"] > 0
+    assert run_kgo("check", "--workspace", workspace, *CPU, "--trials", "1").rc == 0  # the real harness: PASS

@@ -5,7 +5,7 @@ import time
 
 import torch
 
-from harness import compare, cpu_honesty, ops, wire
+from harness import checks, compare, cpu_honesty, ops, wire
 from harness.contracts import LoadError
 from harness.protocol import is_cuda_fatal, case_seed, merge_verdicts, tolerance
 from harness.remote import KernelDied, KernelError, KernelHack
@@ -339,9 +339,9 @@ def run_check(req, problem, kp, emit):
 
 
 def finish(cases, tol, deleg, problem):
-    statuses = [c["status"] for c in cases]
-    if deleg.get("delegated"):
-        statuses.append("FAIL")
+    details, summary = checks.run_all(checks.Evidence(cases, deleg, problem.device))
+    broken = [c for c in summary if c["passed"] is False]
+    statuses = [c["status"] for c in cases] + ["FAIL" for _ in broken]
     verdict = merge_verdicts(statuses)
     rels = [c["rel_err"] for c in cases if c.get("rel_err") is not None]
     failed = [c for c in cases if c["status"] not in ("PASS", "SKIPPED")]
@@ -349,34 +349,16 @@ def finish(cases, tol, deleg, problem):
         first = failed[0]
         message = f"{len(failed)}/{len(cases)} cases failed; first: shape {first['shape']} trial " \
                   f"{first['trial']}: {first['message']}"
-    elif deleg.get("delegated"):
-        message = "delegation: " + deleg["message"]
+    elif broken:
+        message = f"{broken[0]['name']}: {broken[0]['message']}"
     else:
         message = f"{len(cases)} cases passed; max rel_err {max(rels) if rels else 0:.3g}"
-    nondet = [c for c in cases if c.get("deterministic") is False]
-    if nondet:
-        det = {"checked": True, "equal": False, "max_diff": nondet[0].get("determinism_max_diff"),
-               "message": f"shape {nondet[0]['shape']} trial {nondet[0]['trial']}: two runs on the same inputs "
-                          "differ (race or uninitialized read)"}
-    elif any(c.get("deterministic") for c in cases):
-        det = {"checked": True, "equal": True, "max_diff": 0.0,
-               "message": "two runs on the same inputs were bitwise equal"}
-    else:
-        det = {"checked": False, "equal": None, "max_diff": None, "message": "not run (disabled or cases failed)"}
-    unordered = [c for c in cases if c.get("stream_ordered") is False]
-    if problem.device != "cuda":
-        streams = {"checked": False, "ordered": None, "message": "GPU only"}
-    elif unordered:
-        streams = {"checked": True, "ordered": False, "message": unordered[0]["stream_message"]}
-    else:
-        streams = {"checked": True, "ordered": True, "message": "inputs published behind a delay on the "
-                                                                "caller's stream; outputs read in stream order"}
     out = {"verdict": verdict, "message": message, "cases": cases,
             "tolerance": {k: tol[k] for k in ("atol", "rtol", "max_rel_err", "source")},
-            "determinism": det, "delegation": deleg, "streams": streams,
-            "inputs_unchanged": not any(c.get("inputs_unchanged") is False for c in cases),
+            **details, "checks": summary,
+            "inputs_unchanged": details["inputs_intact"]["passed"] is not False,
             "max_rel_err": max(rels) if rels else None, "reference_dtype": problem.reference_dtype,
-            "culprit": failed[0].get("culprit", "kernel") if failed else ("delegation" if deleg.get("delegated") else None)}
+            "culprit": failed[0].get("culprit", "kernel") if failed else (broken[0]["name"] if broken else None)}
     if not any(c["status"] == "PASS" for c in cases) and verdict == "PASS":
         out.update(verdict="FAIL", culprit="contract",
                    message="no case ran: every shape was rejected by the problem; pass shapes it accepts")
