@@ -1,6 +1,7 @@
 #include "harness/ops.hpp"
 
 #include <algorithm>
+#include <functional>
 #include <iostream>
 
 #include <fmt/format.h>
@@ -13,6 +14,7 @@
 #include "harness/client.hpp"
 #include "harness/daemon.hpp"
 #include "harness/fields.hpp"
+#include "harness/ops_retry.hpp"
 #include "harness/ops_steps.hpp"
 
 namespace kgo::harness {
@@ -86,149 +88,127 @@ bool OpsReport::all_correct() const {
   return !ops.empty();
 }
 
-OpsReport run_ops(const OpsOptions& o) {
-  if (o.max_retries < 0) throw Error("--max-retries must be 0 or more", ExitCode::usage);
-  PythonInterpreter py = locate_python(o.target.python);
-  std::string device = resolve_device(o.target.device);
-  std::vector<std::vector<long long>> sizes;
-  for (const auto& s : o.sizes) sizes.push_back(core::parse_shape(s));
-  if (sizes.empty()) sizes = seed_sizes();
-  PrivateHarness worker(py, device);  // every variant's check goes through one warm worker
-  json catalog = load_catalog(py);
+namespace {
 
-  std::optional<std::string> retry_op, retry_variant;
-  std::vector<std::string> names = o.ops;
-  if (o.retry) {
-    auto slash = o.retry->find('/');
-    if (slash == std::string::npos) {
-      throw Error("--retry wants <op>/<variant>, e.g. softmax/v2_tiling", ExitCode::usage);
-    }
-    retry_op = o.retry->substr(0, slash);
-    retry_variant = o.retry->substr(slash + 1);
-    if (std::find(op_variants().begin(), op_variants().end(), *retry_variant) == op_variants().end()) {
-      throw Error("--retry variant '" + *retry_variant + "' is not one of v1_baseline, v2_tiling, v3_coalesced, "
-                  "v4_optimized",
-                  ExitCode::usage);
-    }
-    retry_op = canonical_op(*retry_op);
-  }
-  OpsReport report;
-  fs::create_directories(o.dir / "logs");
-  report.state_path = o.dir / "logs" / "ops_state.json";
+json load_state(const fs::path& path) {
   json state = json::object();
-  if (auto text = core::try_read_file(report.state_path)) {
+  if (auto text = core::try_read_file(path)) {
     state = json::parse(*text, nullptr, false);
     if (state.is_discarded() || !state.is_object()) {
-      throw Error(report.state_path.string() + " is not valid JSON; fix it or move it away", ExitCode::record_error);
+      throw Error(path.string() + " is not valid JSON; fix it or move it away", ExitCode::record_error);
     }
   }
   state["schema_version"] = 1;
   if (!state.contains("ops")) state["ops"] = json::object();
-  auto save_state = [&] { core::write_file_atomic(report.state_path, state.dump(2) + "\n"); };
-  if (retry_op) {
-    // A retry re-checks one variant; the other ops are re-reported (and their logs and the summary
-    // rewritten) from their recorded attempts.
-    if (!state["ops"].contains(*retry_op)) {
-      throw Error("--retry " + *o.retry + ": op " + *retry_op + " has not been run in " + o.dir.string() +
-                      "; run `kgo ops " + *retry_op + "` first",
+  return state;
+}
+
+// The ops this run reports: those named, or for a retry the retried op first and then every other
+// recorded op (re-reported, with its logs and the summary rewritten, from its recorded attempts).
+std::vector<std::string> ops_to_report(const OpsOptions& o, const std::optional<RetryTarget>& retry, const json& state) {
+  std::vector<std::string> names = o.ops;
+  if (retry) {
+    if (!state["ops"].contains(retry->op)) {
+      throw Error("--retry " + *o.retry + ": op " + retry->op + " has not been run in " + o.dir.string() +
+                      "; run `kgo ops " + retry->op + "` first",
                   ExitCode::usage);
     }
-    names = {*retry_op};
+    names = {retry->op};
     for (const auto& [name, _] : state["ops"].items()) {
-      if (name != *retry_op) names.push_back(name);
+      if (name != retry->op) names.push_back(name);
     }
   }
   if (names.empty()) throw Error("name at least one op, e.g. kgo ops softmax,layernorm,gelu", ExitCode::usage);
+  return names;
+}
 
-  for (const auto& typed : names) {
-    const json* entry = catalog_entry(catalog, typed);
-    OpOutcome out;
-    out.op = canonical_op(typed);
-    check_op_name(out.op);
-    out.entry = entry ? jstr(*entry, "entry", "triton_" + out.op) : "triton_" + out.op;
-    out.dir = o.dir / "kernels" / out.op;
-    out.sizes = sizes;
-    out.created = set_up_op(o.dir, out.op, out.entry);
-    fs::path ref = out.dir / "ref.py";
+// What one run of kgo ops shares between its ops.
+struct OpsRun {
+  const OpsOptions& o;
+  PythonInterpreter py;
+  std::string device;
+  std::optional<RetryTarget> retry;
+  json state;
+  std::function<void()> save_state;
+};
 
-    // Phase 3: correctness, with the seed's regeneration limit.
-    for (const auto& v : op_variants()) {
-      VariantOutcome vo;
-      vo.name = v;
-      vo.file = out.dir / (v + ".py");
-      json& vs = variant_state(state, out.op, v);
-      json& attempts = vs["attempts"];
-      std::string sha = core::sha256_file(vo.file);
-      const json* last = attempts.empty() ? nullptr : &attempts.back();
-      bool changed = !last || jstr(*last, "kernel_sha256") != sha;
-      bool retried_here = retry_op && out.op == *retry_op && *retry_variant == v;
-      if (retried_here) {
-        if (!last || jstr(*last, "verdict") == "PASS") {
-          throw Error(out.op + "/" + v + " has no failed attempt to retry", ExitCode::usage);
-        }
-        if (!changed) {
-          throw Error(out.op + "/" + v + " is unchanged since attempt " + std::to_string(attempts.size()) +
-                          "; regenerate " + vo.file.string() + " first, then retry",
-                      ExitCode::usage);
-        }
-      }
-      bool failed_before = last && jstr(*last, "verdict") != "PASS";
-      int retries_used = attempts.empty() ? 0 : static_cast<int>(attempts.size()) - 1;
-      bool may_check = (!o.retry || retried_here) && changed;
-      if (may_check && failed_before && retries_used >= o.max_retries) {
-        if (retried_here) {
-          throw Error(fmt::format("{}/{} already used its {} retries (the seed's limit); it stays failed", out.op, v,
-                                  o.max_retries),
-                      ExitCode::failure);
-        }
-        may_check = false;
-      }
-      if (may_check) {
-        ops_progress(fmt::format("{}/{}: checking (attempt {})", out.op, v, attempts.size() + 1));
-        CheckReport c = run_check(variant_target(o, py, device, out.op, out.entry, vo.file, ref), o.check);
-        attempts.push_back({{"attempt", attempts.size() + 1},
-                            {"at", core::utc_now_iso()},
-                            {"kernel_sha256", c.kernel_sha256},
-                            {"verdict", c.verdict},
-                            {"message", c.message},
-                            {"rel_err", c.result.value("max_rel_err", json())},
-                            {"device", device}});
-        if (out.gpu.empty()) out.gpu = jstr(jobj(c.result, "environment"), "gpu");
-        vo.checked_now = true;
-        save_state();
-      }
-      vo.attempts = static_cast<int>(attempts.size());
-      int used = std::max(0, vo.attempts - 1);
-      if (attempts.empty()) {
-        vo.status = "UNCHECKED";
-        vo.message = "not checked yet: run kgo ops " + out.op;
-      } else if (jstr(attempts.back(), "kernel_sha256") != sha) {
-        bool exhausted = jstr(attempts.back(), "verdict") != "PASS" && used >= o.max_retries;
-        vo.status = exhausted ? "GAVE_UP" : "UNCHECKED";
-        vo.message = exhausted ? fmt::format("edited after its last check, but its {} retries are used up", o.max_retries)
-                               : "edited since its last check: run kgo ops " + out.op + " to check it";
-      } else {
-        const json& latest = attempts.back();
-        vo.status = jstr(latest, "verdict");
-        vo.message = jstr(latest, "message");
-        vo.rel_err = jnum(latest, "rel_err");
-        if (vo.status != "PASS" && used >= o.max_retries) vo.status = "GAVE_UP";
-      }
-      vo.retries_left = vo.status == "PASS" ? 0 : std::max(0, o.max_retries - used);
-      out.variants.push_back(vo);
-    }
-
-    // Phase 3: benchmark (GPU only), reusing timings of unchanged kernels; Phase 4: the fastest.
-    if (device != "cuda") {
-      out.note = "not benchmarked: no GPU (device cpu); run kgo ops on a GPU machine to time the variants";
-    } else {
-      bench_op(out, state, o, py, ref, save_state);
-    }
-    out.log_path = o.dir / "logs" / (out.op + "_log.md");
-    core::write_file_atomic(out.log_path, render_op_log(out, entry ? *entry : json::object(), o));
-    report.ops.push_back(std::move(out));
+// Phase 3 correctness of one variant, with the seed's regeneration limit: checks it when the rules
+// say so (recording the attempt), then reads its status from the attempts.
+VariantOutcome check_variant(OpsRun& run, OpOutcome& out, const std::string& v, const fs::path& ref) {
+  VariantOutcome vo;
+  vo.name = v;
+  vo.file = out.dir / (v + ".py");
+  json& attempts = variant_state(run.state, out.op, v)["attempts"];
+  std::string sha = core::sha256_file(vo.file);
+  RetryRole role = !run.retry ? RetryRole::plain
+                   : run.retry->op == out.op && run.retry->variant == v ? RetryRole::retried
+                                                                        : RetryRole::other;
+  if (should_check(attempts, sha, role, run.o.max_retries, out.op + "/" + v, vo.file.string())) {
+    ops_progress(fmt::format("{}/{}: checking (attempt {})", out.op, v, attempts.size() + 1));
+    CheckReport c = run_check(variant_target(run.o, run.py, run.device, out.op, out.entry, vo.file, ref), run.o.check);
+    attempts.push_back({{"attempt", attempts.size() + 1},
+                        {"at", core::utc_now_iso()},
+                        {"kernel_sha256", c.kernel_sha256},
+                        {"verdict", c.verdict},
+                        {"message", c.message},
+                        {"rel_err", c.result.value("max_rel_err", json())},
+                        {"device", run.device}});
+    if (out.gpu.empty()) out.gpu = jstr(jobj(c.result, "environment"), "gpu");
+    vo.checked_now = true;
+    run.save_state();
   }
-  save_state();
+  vo.attempts = static_cast<int>(attempts.size());
+  VariantStatus st = variant_status(attempts, sha, run.o.max_retries, out.op);
+  vo.status = st.status;
+  vo.message = st.message;
+  vo.rel_err = st.rel_err;
+  vo.retries_left = st.retries_left;
+  return vo;
+}
+
+// One op: its files set up, its variants checked, then (GPU) benchmarked, and its log written.
+OpOutcome run_op(OpsRun& run, const json& catalog, const std::string& typed,
+                 const std::vector<std::vector<long long>>& sizes) {
+  const json* entry = catalog_entry(catalog, typed);
+  OpOutcome out;
+  out.op = canonical_op(typed);
+  check_op_name(out.op);
+  out.entry = entry ? jstr(*entry, "entry", "triton_" + out.op) : "triton_" + out.op;
+  out.dir = run.o.dir / "kernels" / out.op;
+  out.sizes = sizes;
+  out.created = set_up_op(run.o.dir, out.op, out.entry);
+  fs::path ref = out.dir / "ref.py";
+  for (const auto& v : op_variants()) out.variants.push_back(check_variant(run, out, v, ref));
+  // Phase 3: benchmark (GPU only), reusing timings of unchanged kernels; Phase 4: the fastest.
+  if (run.device != "cuda") {
+    out.note = "not benchmarked: no GPU (device cpu); run kgo ops on a GPU machine to time the variants";
+  } else {
+    bench_op(out, run.state, run.o, run.py, ref, run.save_state);
+  }
+  out.log_path = run.o.dir / "logs" / (out.op + "_log.md");
+  core::write_file_atomic(out.log_path, render_op_log(out, entry ? *entry : json::object(), run.o));
+  return out;
+}
+
+}  // namespace
+
+OpsReport run_ops(const OpsOptions& o) {
+  if (o.max_retries < 0) throw Error("--max-retries must be 0 or more", ExitCode::usage);
+  OpsRun run{o, locate_python(o.target.python), resolve_device(o.target.device), {}, {}, {}};
+  std::vector<std::vector<long long>> sizes;
+  for (const auto& s : o.sizes) sizes.push_back(core::parse_shape(s));
+  if (sizes.empty()) sizes = seed_sizes();
+  PrivateHarness worker(run.py, run.device);  // every variant's check goes through one warm worker
+  json catalog = load_catalog(run.py);
+  run.retry = parse_retry(o.retry);
+
+  OpsReport report;
+  fs::create_directories(o.dir / "logs");
+  report.state_path = o.dir / "logs" / "ops_state.json";
+  run.state = load_state(report.state_path);
+  run.save_state = [&] { core::write_file_atomic(report.state_path, run.state.dump(2) + "\n"); };
+  for (const auto& typed : ops_to_report(o, run.retry, run.state)) report.ops.push_back(run_op(run, catalog, typed, sizes));
+  run.save_state();
   report.summary_path = o.dir / "logs" / "summary.md";
   core::write_file_atomic(report.summary_path, render_ops_summary(report));
   return report;
