@@ -7,6 +7,7 @@ void register_experience(CLI::App& app, Context& ctx);  // cli/experience.cpp
 void register_report(CLI::App& app, Context& ctx);      // cli/report.cpp
 void register_sweep(CLI::App& app, Context& ctx);  // cli/sweep.cpp
 void register_skill(CLI::App& app, Context& ctx);  // cli/skill.cpp
+void register_guide(CLI::App& app, Context& ctx);  // cli/guide.cpp
 
 void register_all(CLI::App& app, Context& ctx) {
   register_init(app, ctx);    // create a workspace
@@ -35,6 +36,7 @@ void register_all(CLI::App& app, Context& ctx) {
   register_sweep(app, ctx);     // sweeps: many jobs on every local GPU or a Slurm cluster
   register_mcp(app, ctx);       // MCP server on stdio for agents
   register_skill(app, ctx);     // the skill, MCP entry and hooks in Claude Code / Codex
+  register_guide(app, ctx);     // reference for agents: op, kernel template, Triton syntax
 }
 
 }  // namespace kgo::cli

@@ -220,6 +220,18 @@ std::vector<Def> definitions() {
       // mcp-for-triton-kernel's tools, under their own names, on kgo's harness.
       {"get_overview", "The kgo workflow and where this workspace stands in it (same as next).", {"next"}, {},
        "cli/next.schema.json", 30},
+      {"get_triton_syntax", "Triton syntax reference: one topic (kernel, launch, load_store, masks, reductions, dot, "
+                            "autotune, ...), or the list of topics.", {"guide", "triton"},
+       {{"topic", "", "string", "Topic; omit it for the list"}}, "cli/guide-triton.schema.json", 30, false, false},
+      {"get_torch_op_info", "An op from kgo's catalog: shape convention, FLOPs and bytes formulas, dtypes, the op-mode "
+                            "entry and its PyTorch reference.", {"guide", "op"},
+       {{"op", "", "string", "Op name or alias (softmax, layernorm, matmul, gelu, ...)", true}},
+       "cli/guide-op.schema.json", 30, false, false},
+      {"get_kernel_template", "A Triton kernel template of an op: v1 baseline, v2 tiling, v3 coalesced, v4 optimized.",
+       {"guide", "template"},
+       {{"op", "", "string", "Op name or alias", true},
+        {"variant", "--variant", "string", "v1..v4 or baseline|tiling|coalesced|optimized (default v1)"}},
+       "cli/guide-template.schema.json", 30, false, false},
       {"check_gpu_status", "GPU, driver, CUDA, torch, triton, ncu and nvcc of this machine.", {"env"}, {},
        "cli/env.schema.json", 180, true},
       {"run_triton_kernel", "Run the workspace kernel once per shape against its reference (no record).",

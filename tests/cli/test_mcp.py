@@ -47,6 +47,7 @@ def test_handshake_and_tool_schemas():
             for n in ["init", "status", "next", "wiki_lookup", "spec_add", "spec_auto", "roofline", "check", "bench",
                       "profile", "baseline", "plan_new", "propose", "reject", "memory_read", "memory_list",
                       "memory_mask", "memory_unmask", "restart", "audit", "get_overview", "check_gpu_status",
+                      "get_triton_syntax", "get_torch_op_info", "get_kernel_template",
                       "run_triton_kernel", "validate_correctness", "benchmark_kernel"]:
                 assert n in names, n
             for t in tools:
@@ -164,3 +165,36 @@ def test_progress_and_cancellation_leave_no_process(workspace):
         if str(SOURCE_DIR) in cmd or str(pathlib.Path(KGO_BIN).resolve()) in cmd or str(workspace) in cmd:
             leftovers.append(cmd)
     assert not leftovers, leftovers
+
+
+def test_seed_reference_tools_answer_from_kgo_data():
+    """get_triton_syntax, get_torch_op_info, get_kernel_template: kgo's catalog and templates, validated by the
+    client against their outputSchema; bad input is an isError result naming the choices."""
+    async def go():
+        async with Client(server()) as client:
+            r = await call(client, "get_torch_op_info", {"op": "layernorm"})
+            assert not r.is_error
+            info = r.structured_content
+            assert info["op"] == "layer_norm" and "layernorm" in info["aliases"] and info["entry"] == "triton_layer_norm"
+            assert info["reference"] == (SOURCE_DIR / "templates" / "ops" / "layer_norm" / "ref.py").read_text()
+            r = await call(client, "get_kernel_template", {"op": "softmax", "variant": "v3"})
+            t = r.structured_content
+            assert t["variant"] == "v3_coalesced" and not t["generic"]
+            assert t["text"] == (SOURCE_DIR / "templates" / "ops" / "softmax" / "v3_coalesced.py").read_text()
+            r = await call(client, "get_kernel_template", {"op": "gelu_tanh"})  # no templates of its own
+            assert r.structured_content["generic"] and "triton_gelu_tanh" in r.structured_content["text"]
+            assert "{{" not in r.structured_content["text"]
+            r = await call(client, "get_triton_syntax", {})
+            topics = r.structured_content["topics"]
+            assert "load_store" in topics and r.structured_content["topic"] is None
+            r = await call(client, "get_triton_syntax", {"topic": "masks"})
+            assert "mask" in r.structured_content["text"] and r.structured_content["topic"] == "masks"
+            r = await call(client, "get_triton_syntax", {"topic": "nope"})
+            assert r.is_error and "load_store" in r.structured_content["error"]
+            r = await call(client, "get_torch_op_info", {"op": "nope"})
+            assert r.is_error and r.structured_content["exit_code"] == 3 and "softmax" in r.structured_content["error"]
+            r = await call(client, "get_kernel_template", {"op": "softmax", "variant": "v9"})
+            assert r.is_error and "v4_optimized" in r.structured_content["error"]
+            r = await call(client, "get_torch_op_info", {})
+            assert r.is_error and "'op' is required" in r.structured_content["error"]
+    run(go())
