@@ -49,6 +49,143 @@ std::optional<std::filesystem::path> find_in_path(const std::string& program) {
   return std::nullopt;
 }
 
+namespace {
+
+// The child's argv and environment (ours with opts.env over it), built before fork: only
+// async-signal-safe calls may follow it.
+struct ExecImage {
+  std::string exe, cwd;
+  std::vector<std::string> argv_strings, env_strings;
+  std::vector<char*> args, envp;
+
+  ExecImage(const std::filesystem::path& program, const std::vector<std::string>& argv, const ProcessOptions& opts)
+      : exe(program.string()), cwd(opts.cwd.string()), argv_strings(argv) {
+    std::map<std::string, std::string> env_map;
+    for (char** e = environ; *e; ++e) {
+      std::string kv = *e;
+      auto eq = kv.find('=');
+      env_map[kv.substr(0, eq)] = eq == std::string::npos ? "" : kv.substr(eq + 1);
+    }
+    for (const auto& [k, v] : opts.env) env_map[k] = v;
+    for (const auto& [k, v] : env_map) env_strings.push_back(k + "=" + v);
+    for (auto& s : env_strings) envp.push_back(s.data());
+    envp.push_back(nullptr);
+    for (auto& s : argv_strings) args.push_back(s.data());
+    args.push_back(nullptr);
+  }
+  ExecImage(const ExecImage&) = delete;
+  ExecImage& operator=(const ExecImage&) = delete;
+};
+
+// Forks the child in its own process group with the pipes as its stdin/stdout/stderr; returns its pid.
+// `in`, `out`, `err` are pipe pairs; the parent keeps in[1], out[0] and err[0].
+pid_t spawn(const ExecImage& image, const int in[2], const int out[2], const int err[2]) {
+  pid_t pid = ::fork();
+  if (pid < 0) {
+    throw Error(std::string("fork failed: ") + std::strerror(errno), ExitCode::internal);
+  }
+  if (pid == 0) {
+    ::setpgid(0, 0);
+    ::dup2(in[0], 0);
+    ::dup2(out[1], 1);
+    ::dup2(err[1], 2);
+    if (!image.cwd.empty() && ::chdir(image.cwd.c_str()) != 0) {
+      ::_exit(127);
+    }
+    ::execve(image.exe.c_str(), image.args.data(), image.envp.data());
+    ::_exit(127);
+  }
+  ::setpgid(pid, pid);
+  ::close(in[0]);
+  ::close(out[1]);
+  ::close(err[1]);
+  return pid;
+}
+
+// The parent's ends of the child's pipes; -1 once closed.
+struct ChildIo {
+  int in = -1, out = -1, err = -1;
+  std::string input;
+  size_t written = 0;
+};
+
+// Writes the next piece of the input; closes stdin once all is written (or the child stopped reading).
+void feed(ChildIo& io) {
+  ssize_t w = ::write(io.in, io.input.data() + io.written, io.input.size() - io.written);
+  if (w > 0) io.written += static_cast<size_t>(w);
+  if (w < 0 && errno != EAGAIN) io.written = io.input.size();
+  if (io.written >= io.input.size()) {
+    ::close(io.in);
+    io.in = -1;
+  }
+}
+
+// Feeds stdin and collects stdout and stderr until both close or the deadline passes (timed_out).
+void pump(ChildIo& io, const ProcessOptions& opts, std::chrono::steady_clock::time_point deadline,
+          ProcessResult& result) {
+  char buf[65536];
+  while (io.out >= 0 || io.err >= 0) {
+    pollfd fds[3];
+    int n = 0;
+    if (io.out >= 0) fds[n++] = {io.out, POLLIN, 0};
+    if (io.err >= 0) fds[n++] = {io.err, POLLIN, 0};
+    if (io.in >= 0) fds[n++] = {io.in, POLLOUT, 0};
+    int wait_ms = -1;
+    if (opts.timeout.count() > 0) {
+      auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
+      if (left.count() <= 0) {
+        result.timed_out = true;
+        return;
+      }
+      wait_ms = static_cast<int>(left.count());
+    }
+    int rc = ::poll(fds, n, wait_ms);
+    if (rc < 0 && errno == EINTR) continue;
+    if (rc == 0) continue;  // loop re-checks the deadline
+    for (int i = 0; i < n; ++i) {
+      if (fds[i].revents == 0) continue;
+      if (fds[i].fd == io.in) {
+        feed(io);
+        continue;
+      }
+      ssize_t r = ::read(fds[i].fd, buf, sizeof buf);
+      if (r > 0) {
+        (fds[i].fd == io.out ? result.out : result.err).append(buf, static_cast<size_t>(r));
+        if (fds[i].fd == io.err && opts.on_stderr) opts.on_stderr(std::string_view(buf, static_cast<size_t>(r)));
+      } else if (r == 0 || (errno != EAGAIN && errno != EINTR)) {
+        ::close(fds[i].fd);
+        (fds[i].fd == io.out ? io.out : io.err) = -1;
+      }
+    }
+  }
+}
+
+// Kills the process group (on a timeout, and in any case for stray grandchildren), waits for the
+// child and fills in how it ended.
+void reap(pid_t pid, ChildIo& io, ProcessResult& result) {
+  if (result.timed_out) {
+    ::kill(-pid, SIGKILL);
+  }
+  for (int fd : {io.in, io.out, io.err}) {
+    if (fd >= 0) ::close(fd);
+  }
+  int status = 0;
+  while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  if (!result.timed_out) {
+    // Stray grandchildren holding the group must not outlive the call either.
+    ::kill(-pid, SIGKILL);
+  }
+  if (WIFEXITED(status)) {
+    result.exit_code = WEXITSTATUS(status);
+  } else if (WIFSIGNALED(status)) {
+    result.signaled = true;
+    result.signal = WTERMSIG(status);
+  }
+}
+
+}  // namespace
+
 ProcessResult run_process(const std::vector<std::string>& argv, const ProcessOptions& opts) {
   if (argv.empty()) {
     throw Error("run_process: empty argument vector", ExitCode::internal);
@@ -61,130 +198,23 @@ ProcessResult run_process(const std::vector<std::string>& argv, const ProcessOpt
   if (::pipe2(in_pipe, O_CLOEXEC) || ::pipe2(out_pipe, O_CLOEXEC) || ::pipe2(err_pipe, O_CLOEXEC)) {
     throw Error(std::string("pipe failed: ") + std::strerror(errno), ExitCode::internal);
   }
-  // Build env and argv before fork: only async-signal-safe calls after it.
-  std::map<std::string, std::string> env_map;
-  for (char** e = environ; *e; ++e) {
-    std::string kv = *e;
-    auto eq = kv.find('=');
-    env_map[kv.substr(0, eq)] = eq == std::string::npos ? "" : kv.substr(eq + 1);
-  }
-  for (const auto& [k, v] : opts.env) {
-    env_map[k] = v;
-  }
-  std::vector<std::string> env_strings;
-  for (const auto& [k, v] : env_map) {
-    env_strings.push_back(k + "=" + v);
-  }
-  std::vector<char*> envp, args;
-  for (auto& s : env_strings) {
-    envp.push_back(s.data());
-  }
-  envp.push_back(nullptr);
-  std::vector<std::string> argv_copy = argv;
-  for (auto& s : argv_copy) {
-    args.push_back(s.data());
-  }
-  args.push_back(nullptr);
-  std::string exe_str = exe->string();
-  std::string cwd = opts.cwd.string();
-
+  ExecImage image(*exe, argv, opts);
   auto start = std::chrono::steady_clock::now();
-  pid_t pid = ::fork();
-  if (pid < 0) {
-    throw Error(std::string("fork failed: ") + std::strerror(errno), ExitCode::internal);
-  }
-  if (pid == 0) {
-    ::setpgid(0, 0);
-    ::dup2(in_pipe[0], 0);
-    ::dup2(out_pipe[1], 1);
-    ::dup2(err_pipe[1], 2);
-    if (!cwd.empty() && ::chdir(cwd.c_str()) != 0) {
-      ::_exit(127);
-    }
-    ::execve(exe_str.c_str(), args.data(), envp.data());
-    ::_exit(127);
-  }
-  ::setpgid(pid, pid);
-  ::close(in_pipe[0]);
-  ::close(out_pipe[1]);
-  ::close(err_pipe[1]);
+  pid_t pid = spawn(image, in_pipe, out_pipe, err_pipe);
 
   ProcessResult result;
-  std::string input = opts.stdin_data.value_or("");
-  size_t written = 0;
-  int in_fd = in_pipe[1];
-  if (input.empty()) {
-    ::close(in_fd);
-    in_fd = -1;
+  ChildIo io{in_pipe[1], out_pipe[0], err_pipe[0], opts.stdin_data.value_or(""), 0};
+  if (io.input.empty()) {
+    ::close(io.in);
+    io.in = -1;
   } else {
-    set_nonblock(in_fd);
+    set_nonblock(io.in);
   }
-  set_nonblock(out_pipe[0]);
-  set_nonblock(err_pipe[0]);
-  int out_fd = out_pipe[0], err_fd = err_pipe[0];
-  auto deadline = start + opts.timeout;
-  char buf[65536];
-  while (out_fd >= 0 || err_fd >= 0) {
-    pollfd fds[3];
-    int n = 0;
-    if (out_fd >= 0) fds[n++] = {out_fd, POLLIN, 0};
-    if (err_fd >= 0) fds[n++] = {err_fd, POLLIN, 0};
-    if (in_fd >= 0) fds[n++] = {in_fd, POLLOUT, 0};
-    int wait_ms = -1;
-    if (opts.timeout.count() > 0) {
-      auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
-          deadline - std::chrono::steady_clock::now());
-      if (left.count() <= 0) {
-        result.timed_out = true;
-        break;
-      }
-      wait_ms = static_cast<int>(left.count());
-    }
-    int rc = ::poll(fds, n, wait_ms);
-    if (rc < 0 && errno == EINTR) continue;
-    if (rc == 0) continue;  // loop re-checks the deadline
-    for (int i = 0; i < n; ++i) {
-      if (fds[i].revents == 0) continue;
-      if (fds[i].fd == in_fd) {
-        ssize_t w = ::write(in_fd, input.data() + written, input.size() - written);
-        if (w > 0) written += static_cast<size_t>(w);
-        if (w < 0 && errno != EAGAIN) written = input.size();
-        if (written >= input.size()) {
-          ::close(in_fd);
-          in_fd = -1;
-        }
-        continue;
-      }
-      ssize_t r = ::read(fds[i].fd, buf, sizeof buf);
-      if (r > 0) {
-        (fds[i].fd == out_fd ? result.out : result.err).append(buf, static_cast<size_t>(r));
-        if (fds[i].fd == err_fd && opts.on_stderr) opts.on_stderr(std::string_view(buf, static_cast<size_t>(r)));
-      } else if (r == 0 || (errno != EAGAIN && errno != EINTR)) {
-        ::close(fds[i].fd);
-        (fds[i].fd == out_fd ? out_fd : err_fd) = -1;
-      }
-    }
-  }
-  if (result.timed_out) {
-    ::kill(-pid, SIGKILL);
-  }
-  for (int fd : {in_fd, out_fd, err_fd}) {
-    if (fd >= 0) ::close(fd);
-  }
-  int status = 0;
-  while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-  }
-  if (!result.timed_out) {
-    // Stray grandchildren holding the group must not outlive the call either.
-    ::kill(-pid, SIGKILL);
-  }
+  set_nonblock(io.out);
+  set_nonblock(io.err);
+  pump(io, opts, start + opts.timeout, result);
+  reap(pid, io, result);
   result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  if (WIFEXITED(status)) {
-    result.exit_code = WEXITSTATUS(status);
-  } else if (WIFSIGNALED(status)) {
-    result.signaled = true;
-    result.signal = WTERMSIG(status);
-  }
   return result;
 }
 

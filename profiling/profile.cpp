@@ -16,6 +16,7 @@
 #include "harness/gpu_info.hpp"
 #include "profiling/ncu_csv.hpp"
 #include "profiling/ncu_metrics.hpp"
+#include "profiling/ncu_passes.hpp"
 #include "profiling/runner.hpp"
 
 namespace kgo::profiling {
@@ -24,13 +25,6 @@ namespace fs = std::filesystem;
 
 namespace {
 
-// ncu's own words when the counters cannot be read (permissions, containers, sandboxes).
-const char* kNoCounters[] = {"ERR_NVGPUCTRPERM", "LibraryNotLoaded", "Failed to initialize the profiler",
-                             "profiling is not supported", "Profiling is not supported",
-                             "does not have permission to access NVIDIA GPU Performance Counters"};
-
-std::string tail(const std::string& s, size_t n = 1500) { return s.size() <= n ? s : s.substr(s.size() - n); }
-
 std::string shell_join(const std::vector<std::string>& argv) {
   std::string s;
   for (const auto& a : argv) {
@@ -38,85 +32,6 @@ std::string shell_join(const std::vector<std::string>& argv) {
     s += (s.empty() ? "" : " ") + (plain ? a : "'" + std::regex_replace(a, std::regex("'"), "'\\''") + "'");
   }
   return s;
-}
-
-std::string regex_escape(const std::string& s) {
-  std::string out;
-  for (char c : s) {
-    if (std::string("\\^$.|?*+()[]{}").find(c) != std::string::npos) out += '\\';
-    out += c;
-  }
-  return out;
-}
-
-struct Scratch {
-  fs::path dir;
-  ~Scratch() {
-    std::error_code ec;
-    if (!dir.empty()) fs::remove_all(dir, ec);
-  }
-};
-
-struct Pass {
-  HarnessRun run;
-  std::string log;
-  NcuReport report;
-  std::vector<std::string> argv;
-};
-
-// The request file goes to `request_dir` (profiles/v<N>/, so the recorded command can be re-run);
-// ncu's log goes to `scratch`.
-Pass ncu_pass(const harness::Target& t, const std::vector<long long>& shape, std::vector<std::string> argv,
-              const fs::path& scratch, const fs::path& request_dir, const ProfileOptions& o) {
-  Pass p;
-  fs::path log = scratch / "ncu.csv";
-  std::error_code ec;
-  fs::remove(log, ec);
-  argv.insert(argv.begin() + 1, {"--log-file", log.string()});
-  p.run = run_once(t, shape, argv, {}, request_dir, o.warmup, o.timeout_s);
-  p.argv = p.run.argv;  // ncu's arguments and the harness command it launches
-  p.log = core::try_read_file(log).value_or("");
-  p.report = parse_ncu_csv(p.log);
-  return p;
-}
-
-std::optional<std::string> no_counter_message(const std::string& text) {
-  for (const char* k : kNoCounters) {
-    size_t at = text.find(k);
-    if (at == std::string::npos) continue;
-    size_t start = text.rfind('\n', at);
-    size_t end = text.find('\n', at);
-    return text.substr(start == std::string::npos ? 0 : start + 1,
-                       end == std::string::npos ? std::string::npos : end - (start == std::string::npos ? 0 : start + 1));
-  }
-  return std::nullopt;
-}
-
-std::vector<LaunchInfo> launch_infos(const NcuReport& rep) {
-  std::vector<LaunchInfo> out;
-  for (const auto& l : rep.launches) {
-    out.push_back({l.id, l.kernel, l.first_number({"gpu__time_duration.sum", "gpu__time_duration.avg"})});
-  }
-  return out;
-}
-
-std::vector<std::string> harness_launches(const HarnessRun& run) {
-  std::vector<std::string> names;
-  if (run.result.is_object() && run.result.contains("launches") && run.result["launches"].is_array()) {
-    for (const auto& n : run.result["launches"]) {
-      if (n.is_string()) names.push_back(n.get<std::string>());
-    }
-  }
-  return names;
-}
-
-void fail_for_harness(const Pass& p) {
-  const auto& res = p.run.result;
-  if (res.is_object() && res.value("verdict", "") != "PASS") {
-    throw Error("the kernel did not run under ncu: " + res.value("message", std::string("no message")) +
-                    "\nncu log:\n" + tail(p.log + p.run.process.err),
-                ExitCode::harness_error);
-  }
 }
 
 // Timing-only evidence when the counters are closed: one harness bench of the same shape.
@@ -170,27 +85,25 @@ std::optional<size_t> choose_launch(const std::vector<LaunchInfo>& launches, con
   return best_of([](const LaunchInfo&) { return true; });
 }
 
-ProfileResult run_profile(const fs::path& ws, const ProfileOptions& o) {
-  auto t0 = std::chrono::steady_clock::now();
-  ProfileResult r;
-  r.workspace = ws;
+namespace {
+
+// --set and the verdict thresholds (--thresholds FILE, then each --threshold NAME=VALUE).
+void read_settings(const ProfileOptions& o, ProfileResult& r) {
   r.set = o.set;
   if (o.set != "basic" && o.set != "detailed" && o.set != "full") {
     throw Error("--set must be basic, detailed or full, not '" + o.set + "'", ExitCode::usage);
   }
   if (o.thresholds_file) {
-    auto text = core::read_file(*o.thresholds_file);
-    auto j = nlohmann::json::parse(text, nullptr, false);
+    auto j = nlohmann::json::parse(core::read_file(*o.thresholds_file), nullptr, false);
     if (j.is_discarded()) throw Error(o.thresholds_file->string() + " is not JSON", ExitCode::usage);
     r.thresholds = thresholds_from_json(j, r.thresholds);
   }
   for (const auto& a : o.thresholds) set_threshold(r.thresholds, a);
-  core::WorkspaceConfig cfg = core::load_config(ws);
-  r.version = choose_version(ws, o.version);
-  r.dir = ws / "profiles" / core::version_name(r.version);
+}
 
+// ncu (--ncu, else core::find_tool) and its version; throws no_gpu without a GPU or without ncu.
+void locate_ncu(const ProfileOptions& o, const harness::SmiReport& smi, ProfileResult& r) {
   auto ncu = o.ncu ? std::optional<fs::path>(*o.ncu) : core::find_tool("ncu");
-  harness::SmiReport smi = harness::query_nvidia_smi();
   if (!smi.available) {
     throw Error("no NVIDIA GPU found (nvidia-smi: " + (smi.error.empty() ? "no GPU listed" : smi.error) +
                     "); kgo profile runs Nsight Compute on a GPU: run it on the GPU machine" +
@@ -206,159 +119,90 @@ ProfileResult run_profile(const fs::path& ws, const ProfileOptions& o) {
   auto ver = core::run_process({r.ncu_path, "--version"});
   std::smatch m;
   if (std::regex_search(ver.out, m, std::regex(R"(Version\s+(\S+))"))) r.ncu_version = m[1].str();
+}
+
+std::string rel_path(const ProfileResult& r, const std::string& name) {
+  return (fs::path("profiles") / core::version_name(r.version) / name).string();
+}
+
+// No counters: the timing-only evidence, its verdict and ncu_summary.md saying why.
+void write_timing_only(const NcuPlan& plan, const Pass& p, ProfileResult& r) {
+  r.timing = timing_only(plan.target, plan.shape, plan.o);
+  r.verdict = timing_only_verdict(r, core::shape_to_string(plan.shape));
+  core::write_file_atomic(r.dir / "ncu_summary.md", render_timing_only_md(r));
+  core::write_file_atomic(r.dir / "ncu_log.txt", p.log + "\n----- stderr -----\n" + tail(p.run.process.err, 20000));
+  r.files = {rel_path(r, "ncu_summary.md"), rel_path(r, "ncu_log.txt"), rel_path(r, "run_once_request.json")};
+}
+
+// Counters: the chosen launch's numbers, its verdict and the raw CSV, summary and details files.
+void write_counters(const Pass& p, const harness::SmiReport& smi, ProfileResult& r) {
+  if (p.report.launches.empty()) {
+    fail_for_harness(p);
+    throw Error("ncu profiled no kernel (" + r.selection + "); check --kernel-regex / --launch-skip. ncu said:\n" +
+                    tail(p.log + p.run.process.err),
+                ExitCode::failure);
+  }
+  r.launches = launch_infos(p.report);
+  auto idx = choose_launch(r.launches, harness_launches(p.run));
+  const NcuLaunch& launch = p.report.launches[*idx];
+  r.chosen = r.launches[*idx];
+  r.numbers = extract_numbers(launch);
+  r.verdict = classify(r.numbers, r.thresholds);
+  ProfileHeader h;
+  h.kernel = launch.kernel;
+  h.gpu = smi.gpus.empty() ? "" : smi.gpus[0].name;
+  h.clock_control = "none (SM clocks not locked by ncu)";
+  h.ncu_version = r.ncu_version;
+  h.command = shell_join(p.argv);
+  h.set = r.set;
+  core::write_file_atomic(r.dir / "ncu_raw.csv", p.log);
+  core::write_file_atomic(r.dir / "ncu_summary.md", render_summary(h, launch, render_verdict_md(r)));
+  core::write_file_atomic(r.dir / "ncu_details.md", render_details(h, launch));
+  r.files = {rel_path(r, "ncu_raw.csv"), rel_path(r, "ncu_summary.md"), rel_path(r, "ncu_details.md"),
+             rel_path(r, "run_once_request.json")};
+}
+
+}  // namespace
+
+ProfileResult run_profile(const fs::path& ws, const ProfileOptions& o) {
+  auto t0 = std::chrono::steady_clock::now();
+  auto seconds = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(); };
+  ProfileResult r;
+  r.workspace = ws;
+  read_settings(o, r);
+  core::WorkspaceConfig cfg = core::load_config(ws);
+  r.version = choose_version(ws, o.version);
+  r.dir = ws / "profiles" / core::version_name(r.version);
+  harness::SmiReport smi = harness::query_nvidia_smi();
+  locate_ncu(o, smi, r);
 
   harness::Target target = harness::workspace_target(ws, cfg, o.target);
   if (target.device != "cuda") {
     throw Error("kgo profile needs the kernel on a CUDA device (--device " + target.device + ")", ExitCode::no_gpu);
   }
-  std::vector<long long> shape = first_shape(target);
-  Scratch scratch{core::make_temp_dir(fs::temp_directory_path(), "kgo-profile-")};
-  std::error_code dir_ec;
-  fs::create_directories(r.dir, dir_ec);
-  if (dir_ec) throw Error("cannot create " + r.dir.string() + ": " + dir_ec.message(), ExitCode::not_writable);
-
-  std::vector<std::string> base = {r.ncu_path, "--csv", "--page", "raw", "--clock-control", "none",
-                                   "--target-processes", "all"};
-  std::vector<std::string> full = base;
-  full.insert(full.end(), {"--set", o.set, "--metrics", join(requested_metrics(), ",")});
-  auto with_filters = [&](std::vector<std::string> argv, bool nvtx) {
-    if (o.kernel_regex) argv.insert(argv.end(), {"-k", "regex:" + *o.kernel_regex});
-    else if (nvtx) argv.insert(argv.end(), {"--nvtx", "--nvtx-include", "kgo_run/"});
-    if (o.launch_skip) argv.insert(argv.end(), {"--launch-skip", std::to_string(*o.launch_skip)});
-    if (o.kernel_regex || o.launch_skip) argv.insert(argv.end(), {"--launch-count", "1"});
-    return argv;
-  };
-
-  bool nvtx = !o.summary_first && !o.kernel_regex;
-  r.selection = o.kernel_regex ? "kernel regex '" + *o.kernel_regex + "'" : "NVTX range kgo_run around the profiled call";
-  Pass p;
-  if (nvtx || o.kernel_regex) {
-    p = ncu_pass(target, shape, with_filters(full, nvtx), scratch.dir, r.dir, o);
-    ++r.ncu_passes;
-    if (p.report.launches.empty() && p.log.find("==ERROR==") != std::string::npos &&
-        p.log.find("etric") != std::string::npos) {  // a metric this ncu/GPU lacks: the set alone
-      p = ncu_pass(target, shape, with_filters(std::vector<std::string>(full.begin(), full.end() - 2), nvtx),
-                   scratch.dir, r.dir, o);
-      ++r.ncu_passes;
-      r.selection += " (extra --metrics rejected by ncu; the set's own metrics only)";
-    }
-  }
-  std::string all_text = p.log + "\n" + p.run.process.err;
-  if (auto msg = no_counter_message(all_text); msg && p.report.launches.empty()) {
-    r.counters = false;
-    r.counters_message = *msg;
-  }
-  if (r.counters && p.report.launches.empty() && !o.kernel_regex) {
-    if (r.ncu_passes > 0) fail_for_harness(p);
-    // Per-kernel summary first: every launch with its duration, then the chosen one in full.
-    Pass s = ncu_pass(target, shape, [&] {
-      auto a = base;
-      a.insert(a.end(), {"--metrics", "gpu__time_duration.sum", "--print-kernel-base", "function"});
-      return a;
-    }(), scratch.dir, r.dir, o);
-    ++r.ncu_passes;
-    if (auto msg = no_counter_message(s.log + "\n" + s.run.process.err); msg && s.report.launches.empty()) {
-      r.counters = false;
-      r.counters_message = *msg;
-    } else {
-      fail_for_harness(s);
-      auto infos = launch_infos(s.report);
-      auto names = harness_launches(s.run);
-      // The profiled call runs last: take the last launch of a kernel the harness saw, else the last one.
-      std::optional<size_t> pick;
-      for (size_t i = 0; i < infos.size(); ++i) {
-        for (const auto& n : names) {
-          if (infos[i].kernel.find(n) != std::string::npos) pick = i;
-        }
-      }
-      if (!pick && !infos.empty()) pick = infos.size() - 1;
-      if (!pick) {
-        throw Error("ncu profiled no kernel launch at all; ncu said:\n" + tail(s.log + s.run.process.err),
-                    ExitCode::failure);
-      }
-      int skip = 0;
-      for (size_t i = 0; i < *pick; ++i) skip += infos[i].kernel == infos[*pick].kernel;
-      r.selection = fmt::format("per-kernel summary first ({} launches), then launch {} of '{}' (--launch-skip {})",
-                                infos.size(), skip, infos[*pick].kernel, skip);
-      auto argv = full;
-      argv.insert(argv.end(), {"-k", "regex:^" + regex_escape(infos[*pick].kernel) + "$", "--launch-skip",
-                               std::to_string(skip), "--launch-count", "1"});
-      p = ncu_pass(target, shape, argv, scratch.dir, r.dir, o);
-      ++r.ncu_passes;
-      if (auto msg = no_counter_message(p.log + "\n" + p.run.process.err); msg && p.report.launches.empty()) {
-        r.counters = false;
-        r.counters_message = *msg;
-      }
-    }
-  }
+  ScratchDir scratch{core::make_temp_dir(fs::temp_directory_path(), "kgo-profile-")};
+  std::error_code ec;
+  fs::create_directories(r.dir, ec);
+  if (ec) throw Error("cannot create " + r.dir.string() + ": " + ec.message(), ExitCode::not_writable);
+  NcuPlan plan{target, first_shape(target), scratch.dir, r.dir, o,
+               {r.ncu_path, "--csv", "--page", "raw", "--clock-control", "none", "--target-processes", "all"}, {}};
+  plan.full = plan.base;
+  plan.full.insert(plan.full.end(), {"--set", o.set, "--metrics", join(requested_metrics(), ",")});
+  Pass p = profile_passes(plan, r);
   r.command = p.argv;
   r.ncu_seconds = p.run.process.seconds;
   r.chosen.reset();
-  std::error_code ec;
+
   core::LockedWorkspace lock(ws);
   fs::create_directories(r.dir, ec);
   if (ec) throw Error("cannot create " + r.dir.string() + ": " + ec.message(), ExitCode::not_writable);
-  auto rel = [&](const std::string& name) { return (fs::path("profiles") / core::version_name(r.version) / name).string(); };
-
-  if (!r.counters) {
-    r.timing = timing_only(target, shape, o);
-    r.verdict.bottleneck = "unknown";
-    r.verdict.rule = "none: hardware counters unavailable";
-    r.verdict.evidence = "ncu could not read the GPU's performance counters (" + r.counters_message +
-                         "); timing only: " +
-                         (r.timing.contains("median_us") ? fmt::format("median {:.2f} us at {}",
-                                                                       r.timing["median_us"].get<double>(),
-                                                                       core::shape_to_string(shape))
-                                                         : r.timing.value("message", std::string("no timing")));
-    r.verdict.inference = "no counter-based bottleneck classification is possible on this machine";
-    r.verdict.action = "compare the time with the roofline targets (kgo roofline), or profile on a machine "
-                       "that grants counter access (root, or NVreg_RestrictProfilingToAdminUsers=0)";
-    std::string md = "# Nsight Compute summary (measured)\n\nHardware counters are not available here: " + r.counters_message +
-                     "\n\nTiming-only evidence: " + r.verdict.evidence + "\n";
-    core::write_file_atomic(r.dir / "ncu_summary.md", md);
-    core::write_file_atomic(r.dir / "ncu_log.txt", p.log + "\n----- stderr -----\n" + tail(p.run.process.err, 20000));
-    r.files = {rel("ncu_summary.md"), rel("ncu_log.txt"), rel("run_once_request.json")};
-  } else {
-    if (p.report.launches.empty()) {
-      fail_for_harness(p);
-      throw Error("ncu profiled no kernel (" + r.selection + "); check --kernel-regex / --launch-skip. ncu said:\n" +
-                      tail(p.log + p.run.process.err),
-                  ExitCode::failure);
-    }
-    r.launches = launch_infos(p.report);
-    auto idx = choose_launch(r.launches, harness_launches(p.run));
-    const NcuLaunch& launch = p.report.launches[*idx];
-    r.chosen = r.launches[*idx];
-    r.numbers = extract_numbers(launch);
-    r.verdict = classify(r.numbers, r.thresholds);
-    ProfileHeader h;
-    h.kernel = launch.kernel;
-    h.gpu = smi.gpus.empty() ? "" : smi.gpus[0].name;
-    h.clock_control = "none (SM clocks not locked by ncu)";
-    h.ncu_version = r.ncu_version;
-    h.command = shell_join(p.argv);
-    h.set = o.set;
-    std::string verdict_md = fmt::format(
-        "- bottleneck: **{}**\n- rule: {}\n- evidence: {}\n- inference: {}\n- action: {}\n- selection: {}\n",
-        r.verdict.bottleneck, r.verdict.rule, r.verdict.evidence, r.verdict.inference, r.verdict.action, r.selection);
-    if (r.launches.size() > 1) {
-      verdict_md += "\nLaunches in the report:\n\n| ID | Kernel | Duration (ns) |\n|---|---|---|\n";
-      for (const auto& l : r.launches) {
-        verdict_md += fmt::format("| {} | {} | {} |\n", l.id, l.kernel,
-                                  l.duration_ns ? fmt::format("{:.0f}", *l.duration_ns) : "n/a");
-      }
-    }
-    core::write_file_atomic(r.dir / "ncu_raw.csv", p.log);
-    core::write_file_atomic(r.dir / "ncu_summary.md", render_summary(h, launch, verdict_md));
-    core::write_file_atomic(r.dir / "ncu_details.md", render_details(h, launch));
-    r.files = {rel("ncu_raw.csv"), rel("ncu_summary.md"), rel("ncu_details.md"), rel("run_once_request.json")};
-  }
-  r.total_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  if (r.counters) write_counters(p, smi, r);
+  else write_timing_only(plan, p, r);
+  r.total_seconds = seconds();
   core::write_file_atomic(r.dir / "profile.json", to_json(r).dump(2) + "\n");
-  r.files.push_back(rel("profile.json"));
-  nlohmann::json ev = profile_evidence(r);
-  r.record_note = update_record_field(ws, r.version, "profile_evidence", ev);
-  r.total_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  r.files.push_back(rel_path(r, "profile.json"));
+  r.record_note = update_record_field(ws, r.version, "profile_evidence", profile_evidence(r));
+  r.total_seconds = seconds();
   return r;
 }
 

@@ -72,4 +72,11 @@ nlohmann::json profile_evidence(const ProfileResult& r);
 nlohmann::json to_json(const ProfileResult& r);
 std::string render_text(const ProfileResult& r);
 
+// Without counters: the verdict from the timing-only evidence (r.timing) at `shape`, and the
+// ncu_summary.md that says why there are no counters.
+Verdict timing_only_verdict(const ProfileResult& r, const std::string& shape);
+std::string render_timing_only_md(const ProfileResult& r);
+// The verdict block of ncu_summary.md (and the launch table when the report holds several).
+std::string render_verdict_md(const ProfileResult& r);
+
 }  // namespace kgo::profiling

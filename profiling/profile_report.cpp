@@ -1,4 +1,5 @@
-// Renderers of kgo profile: the record's profile_evidence, --json and the text report.
+// Renderers of kgo profile: the record's profile_evidence, --json, the text report and the markdown
+// pieces of ncu_summary.md.
 #include "profiling/profile.hpp"
 
 #include <fmt/format.h>
@@ -59,6 +60,39 @@ nlohmann::json to_json(const ProfileResult& r) {
           {"record_updated", r.record_note.empty()},
           {"record_note", r.record_note},
           {"seconds", r.total_seconds}};
+}
+
+Verdict timing_only_verdict(const ProfileResult& r, const std::string& shape) {
+  Verdict v;
+  v.bottleneck = "unknown";
+  v.rule = "none: hardware counters unavailable";
+  v.evidence = "ncu could not read the GPU's performance counters (" + r.counters_message + "); timing only: " +
+               (r.timing.contains("median_us")
+                    ? fmt::format("median {:.2f} us at {}", r.timing["median_us"].get<double>(), shape)
+                    : r.timing.value("message", std::string("no timing")));
+  v.inference = "no counter-based bottleneck classification is possible on this machine";
+  v.action = "compare the time with the roofline targets (kgo roofline), or profile on a machine "
+             "that grants counter access (root, or NVreg_RestrictProfilingToAdminUsers=0)";
+  return v;
+}
+
+std::string render_timing_only_md(const ProfileResult& r) {
+  return "# Nsight Compute summary (measured)\n\nHardware counters are not available here: " + r.counters_message +
+         "\n\nTiming-only evidence: " + r.verdict.evidence + "\n";
+}
+
+std::string render_verdict_md(const ProfileResult& r) {
+  std::string md = fmt::format(
+      "- bottleneck: **{}**\n- rule: {}\n- evidence: {}\n- inference: {}\n- action: {}\n- selection: {}\n",
+      r.verdict.bottleneck, r.verdict.rule, r.verdict.evidence, r.verdict.inference, r.verdict.action, r.selection);
+  if (r.launches.size() > 1) {
+    md += "\nLaunches in the report:\n\n| ID | Kernel | Duration (ns) |\n|---|---|---|\n";
+    for (const auto& l : r.launches) {
+      md += fmt::format("| {} | {} | {} |\n", l.id, l.kernel,
+                        l.duration_ns ? fmt::format("{:.0f}", *l.duration_ns) : "n/a");
+    }
+  }
+  return md;
 }
 
 std::string render_text(const ProfileResult& r) {

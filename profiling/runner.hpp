@@ -1,6 +1,6 @@
 #pragma once
-// Shared plumbing of `kgo profile` and `kgo asm`: finding NVIDIA tools, running the Python
-// harness's `run-once` (optionally under a wrapper such as ncu) and writing a record field.
+// Shared plumbing of `kgo profile` and `kgo asm`: a scratch directory, running the Python harness's
+// `run-once` (optionally under a wrapper such as ncu) and writing a record field.
 #include <filesystem>
 #include <map>
 #include <optional>
@@ -13,6 +13,15 @@
 #include "harness/target.hpp"
 
 namespace kgo::profiling {
+
+// A temporary directory removed with everything in it when this goes out of scope.
+struct ScratchDir {
+  std::filesystem::path dir;
+  ~ScratchDir() {
+    std::error_code ec;
+    if (!dir.empty()) std::filesystem::remove_all(dir, ec);
+  }
+};
 
 struct HarnessRun {
   core::ProcessResult process;
