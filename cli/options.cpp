@@ -3,6 +3,7 @@
 #include "core/error.hpp"
 #include "harness/bench.hpp"
 #include "harness/check.hpp"
+#include "harness/check_workspace.hpp"
 #include "harness/target.hpp"
 
 namespace kgo::cli {
@@ -62,9 +63,7 @@ void CheckTimeouts::require_positive() const {
 
 void apply_check_timeouts(const CheckTimeouts& t, const std::string& device, harness::CheckSettings& s) {
   t.require_positive();
-  double scale = device == "cpu" ? harness::k_cpu_timeout_scale : 1;
-  s.case_timeout_s = t.case_s.value_or(s.case_timeout_s * scale);
-  s.total_timeout_s = t.total_s.value_or(s.total_timeout_s * scale);
+  harness::set_check_timeouts(s, device, t.case_s, t.total_s);
 }
 
 }  // namespace kgo::cli

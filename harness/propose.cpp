@@ -9,6 +9,7 @@
 #include "core/workspace.hpp"
 #include "harness/bench.hpp"
 #include "harness/check.hpp"
+#include "harness/check_workspace.hpp"
 #include "harness/utilization.hpp"
 #include "iterate/lifecycle.hpp"
 #include "iterate/records.hpp"
@@ -66,9 +67,7 @@ ProposeResult propose(const fs::path& ws, const ProposeRequest& req) {
   CheckSettings s;
   s.trials = req.trials;
   s.edge_shapes = req.edge_shapes;
-  double scale = target.device == "cpu" ? k_cpu_timeout_scale : 1;
-  s.case_timeout_s *= scale;
-  s.total_timeout_s *= scale;
+  set_check_timeouts(s, target.device, std::nullopt, std::nullopt);
   CheckReport check = run_check(target, s);
   record_check(ws, check);
   r.check_verdict = check.verdict;
