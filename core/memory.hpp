@@ -40,7 +40,7 @@ void record_measurement(const std::filesystem::path& workspace, int n, const std
                         nlohmann::json value, const std::string& kernel_sha256,
                         const std::string& tool);
 
-// ---- Additions (engineer E). Writers take a core::LockedWorkspace themselves (re-entrant). ----
+// The writers below take a core::LockedWorkspace themselves (re-entrant).
 
 // "v3" for 3.
 std::string version_name(int n);

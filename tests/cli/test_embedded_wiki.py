@@ -11,7 +11,7 @@ WIKI = SOURCE_DIR / "gpu-wiki-index" / "wiki"
 SPECS = WIKI / "docs" / "hardware-specs"
 RESEARCH = SOURCE_DIR.parent / "shared" / "research" / "gpu-specs.md"
 
-# The products issue 3 requires, with the architecture each heading must carry.
+# The products the embedded wiki must cover, with the architecture each heading must carry.
 REQUIRED = {
     "H100 SXM": "Hopper", "H100 PCIe": "Hopper", "H200": "Hopper", "H20": "Hopper",
     "A100 SXM 80GB": "Ampere", "L40S": "Ada", "B200": "Blackwell",
@@ -200,7 +200,7 @@ def test_every_number_appears_in_the_research_section_of_its_product():
         assert re.search(pattern, text), f"{row['file']}:{row['line']}: {value} not in gpu-specs.md"
 
 
-# --- cross-checks against kgo's own indexer (engineer A's `kgo wiki`) ---------------------------
+# --- cross-checks against kgo's own indexer (`kgo wiki`) -----------------------------------------
 
 def kgo_has_wiki():
     try:

@@ -206,3 +206,27 @@ def test_tritonbench_operator_named_benchmark_against_its_baseline(tmp_path):
     assert sorted({c["shape"][0] for c in h["cases"]}) == [0, 1, 2]
     r = check(ws, "--entry", "nope", "--no-record")
     assert r.rc == 1 and "is not one of the Operator's benchmarks (triton_sumsq)" in r.json()["message"]
+
+
+def test_contract_names_agree(tmp_path):
+    """kgo's --contract names, the harness's adapters and the three schemas list the same contracts
+    (docs/howto/add-a-contract.md)."""
+    import re
+    import sys
+    r = run_kgo("init", "x", EX / "fmh66" / "kernel.py", "--platform", "H100", "--dir", tmp_path,
+                "--contract", "no-such-format")
+    assert r.rc == 3, r.err
+    kgo_names = set(re.search(r"use one of ([^;\n]+)", r.err).group(1).split(", "))
+    sys.path.insert(0, str(SOURCE_DIR / "tools"))
+    try:
+        from harness import formats
+    finally:
+        sys.path.remove(str(SOURCE_DIR / "tools"))
+    assert kgo_names == set(formats.NAMES)
+    schemas = SOURCE_DIR / "schemas"
+    request = json.loads((schemas / "harness" / "request.schema.json").read_text())["properties"]["contract"]["enum"]
+    result = json.loads((schemas / "harness" / "result.schema.json").read_text())["properties"]["contract"]["enum"]
+    workspace = json.loads((schemas / "workspace.schema.json").read_text())
+    ws_enum = workspace["properties"]["contract"]["properties"]["name"]["enum"]
+    assert set(request) == set(ws_enum) == kgo_names
+    assert kgo_names - {"auto"} <= set(result)  # a result names the contract used, never auto

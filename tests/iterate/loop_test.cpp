@@ -1,4 +1,4 @@
-// The full loop of issue 5 on a real workspace: init, create v0, stamp, accept, create v1, reject,
+// The full iteration loop on a real workspace: init, create v0, stamp, accept, create v1, reject,
 // create v2, accept, mask v1, summary; every step visible in git log.
 #include <gtest/gtest.h>
 

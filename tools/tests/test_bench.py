@@ -85,7 +85,7 @@ def test_gpu_events_graph_and_baselines(harness):
 
 @pytest.mark.skipif(not HAS_CUDA, reason="needs a CUDA GPU")
 def test_gpu_default_timing_repeats_within_one_percent(harness):
-    # Issue 6: two runs of the same kernel at 4096^2 differ by at most 1% in median, with the defaults.
+    # The timing goal: two runs of the same kernel at 4096^2 differ by at most 1% in median, with the defaults.
     meds = []
     for _ in range(2):
         res = harness(command="bench", kernel=str(TEMPLATES / "softmax" / "v4_optimized.py"), op="softmax",
