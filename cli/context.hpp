@@ -16,7 +16,14 @@ struct Context {
   int exit_code = 0;                                  // a command's non-error exit status
 };
 
-// Prints `j` (with --json) or `text` (otherwise) to stdout.
+// Notes on stderr, once, the interrupted operation this process finished (core::last_recovery).
+void announce_recovery();
+
+// `j` with a "recovered" member (schemas/cli/recovered.schema.json) when this process finished an
+// interrupted operation; every --json object, errors included, carries it.
+nlohmann::json with_recovery(const nlohmann::json& j);
+
+// Prints `j` (with --json, plus "recovered") or `text` (otherwise) to stdout.
 void emit(const Context& ctx, const nlohmann::json& j, const std::string& text);
 
 // Resolved workspace directory for commands that need one (throws no_workspace); first finishes

@@ -18,9 +18,10 @@ int main(int argc, char** argv) {
   app.add_flag("--json", ctx.json, "Print machine-readable JSON on stdout");
   kgo::cli::register_all(app, ctx);
   auto fail = [&](const std::string& prefix, const std::string& msg, int code) {
+    kgo::cli::announce_recovery();
     std::cerr << "kgo: " << prefix << msg << "\n";
     if (ctx.json) {
-      std::cout << nlohmann::json{{"error", msg}, {"exit_code", code}}.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
+      std::cout << kgo::cli::with_recovery({{"error", msg}, {"exit_code", code}}).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
     }
     return code;
   };

@@ -35,10 +35,7 @@ void register_plan(CLI::App& app, Context& ctx) {
   add_workspace_option(add, ctx);
   add->callback([o, &ctx] {
     auto ws = workspace_dir(ctx);
-    auto r = iterate::new_plan(ws, version_of(*o), o->force);
-    // The plan's record exists from now on, so that the next check is recorded into it.
-    if (!std::filesystem::exists(core::record_path(ws, r.version))) core::create_record(ws, r.version);
-    if (!o->description.empty()) core::update_record(ws, r.version, {{"optimization.action_description", o->description}});
+    auto r = iterate::new_plan(ws, version_of(*o), o->force, o->description);
     emit(ctx, {{"verb", "new"}, {"version", core::version_name(r.version)}, {"path", r.path.string()}},
          "Wrote " + r.path.string() + "\nFill every section, then `kgo plan check v" + std::to_string(r.version) + "`.\n");
   });

@@ -2,7 +2,6 @@
 #include "cli/commands.hpp"
 #include "cli/options.hpp"
 #include "core/status.hpp"
-#include "core/txn_ops.hpp"
 
 namespace kgo::cli {
 
@@ -11,11 +10,7 @@ void register_status(CLI::App& app, Context& ctx) {
   add_workspace_option(sub, ctx);
   sub->callback([&ctx] {
     core::WorkspaceStatus s = core::workspace_status(workspace_dir(ctx));
-    nlohmann::json j = core::to_json(s);
-    if (const auto& r = core::last_recovery()) {
-      j["recovered"] = {{"op", r->op}, {"outcome", r->result.outcome}, {"commits", r->result.commits}};
-    }
-    emit(ctx, j, core::render_text(s));
+    emit(ctx, core::to_json(s), core::render_text(s));
   });
 }
 

@@ -32,6 +32,8 @@ enum class ExitCode : int {
   plan_invalid = 21,      // plan check failed
   expression_error = 22,  // roofline expression rejected
   no_gpu = 23,            // a GPU (or GPU tool) is required and absent
+  unsafe_path = 24,       // a managed workspace path is a link or special file, or a journal/kgo.json entry kgo did not write
+  client_config = 25,     // an agent client's config (kgo skill install) is malformed or has a kgo entry kgo did not install
   internal = 70,          // bug in kgo
 };
 

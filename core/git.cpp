@@ -192,6 +192,29 @@ std::optional<std::string> GitRepo::read_at(const std::string& rev, const std::s
                      static_cast<size_t>(git_blob_rawsize(blob.get())));
 }
 
+std::vector<std::pair<std::string, std::string>> GitRepo::blobs_at(const std::string& rev, const std::string& dir) const {
+  std::vector<std::pair<std::string, std::string>> out;
+  GitCommitPtr commit = lookup_commit(rev);
+  git_tree* raw_tree = nullptr;
+  git_check(git_commit_tree(&raw_tree, commit.get()), "reading tree of " + rev);
+  GitTreePtr root(raw_tree);
+  git_tree_entry* raw_entry = nullptr;
+  if (git_tree_entry_bypath(&raw_entry, root.get(), dir.c_str()) != 0) return out;
+  GitTreeEntryPtr entry(raw_entry);
+  if (git_tree_entry_type(entry.get()) != GIT_OBJECT_TREE) return out;
+  git_tree* raw_sub = nullptr;
+  git_check(git_tree_lookup(&raw_sub, m_repo.get(), git_tree_entry_id(entry.get())), "reading " + dir + " at " + rev);
+  GitTreePtr sub(raw_sub);
+  for (size_t i = 0; i < git_tree_entrycount(sub.get()); ++i) {
+    const git_tree_entry* e = git_tree_entry_byindex(sub.get(), i);
+    if (git_tree_entry_type(e) != GIT_OBJECT_BLOB) continue;
+    char hex[GIT_OID_HEXSZ + 1];
+    git_oid_tostr(hex, sizeof hex, git_tree_entry_id(e));
+    out.emplace_back(git_tree_entry_name(e), hex);
+  }
+  return out;
+}
+
 void GitRepo::restore_paths(const std::string& rev, const std::vector<std::string>& paths) {
   GitCommitPtr commit = lookup_commit(rev);
   std::vector<char*> cpaths;

@@ -9,6 +9,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 namespace kgo::core {
@@ -69,6 +70,8 @@ class GitRepo {
   std::vector<CommitInfo> log(size_t limit = 0) const;
   // The content of `path` at commit `rev` (id or "HEAD"), or nullopt when absent there.
   std::optional<std::string> read_at(const std::string& rev, const std::string& path) const;
+  // The files directly under folder `dir` at commit `rev`, as (name, blob id); empty when absent.
+  std::vector<std::pair<std::string, std::string>> blobs_at(const std::string& rev, const std::string& dir) const;
   // Forces the work-tree files `paths` back to their content at `rev` and stages them.
   void restore_paths(const std::string& rev, const std::vector<std::string>& paths);
   // Resets index and work tree to `rev` (hard reset of tracked files; untracked files stay).

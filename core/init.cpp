@@ -15,6 +15,7 @@
 #include "core/files.hpp"
 #include "core/untrusted.hpp"
 #include "core/git.hpp"
+#include "core/init_replace.hpp"
 #include "core/markdown.hpp"
 #include "core/resources.hpp"
 
@@ -85,27 +86,6 @@ std::string readable_or_throw(const fs::path& p, const std::string& what) {
     throw Error(what + " " + p.string() + " " + why + "; pass the kernel's source file", ExitCode::kernel_missing);
   }
   return *content;
-}
-
-// Removes the temporary folders of killed `kgo init`s in `parent`: `.kernel_opt_<name>.tmp-<pid>-XXXXXX`
-// whose process is gone (a live or reused pid keeps its folder), and older unnamed ones after a day.
-void sweep_stale_temp_dirs(const fs::path& parent) {
-  static const std::regex with_pid(R"(^\.kernel_opt_.+\.tmp-([0-9]{1,9})-[A-Za-z0-9]{6}$)");
-  static const std::regex without_pid(R"(^\.kernel_opt_.+\.tmp[A-Za-z0-9]{6}$)");
-  std::error_code ec;
-  auto day_ago = fs::file_time_type::clock::now() - std::chrono::hours(24);
-  for (const auto& e : fs::directory_iterator(parent, ec)) {
-    std::string name = e.path().filename().string();
-    std::smatch m;
-    if (!e.is_directory(ec) || e.is_symlink(ec)) continue;
-    bool stale = false;
-    if (std::regex_match(name, m, with_pid)) {
-      stale = ::kill(static_cast<pid_t>(std::stol(m[1].str())), 0) != 0 && errno == ESRCH;
-    } else if (std::regex_match(name, without_pid)) {
-      stale = fs::last_write_time(e.path(), ec) < day_ago;
-    }
-    if (stale) fs::remove_all(e.path(), ec);
-  }
 }
 
 fs::path default_parent() {
@@ -213,29 +193,13 @@ InitResult init_workspace(const InitRequest& req, const ResolvedPlatform& platfo
                                 cfg.framework + ")");
     repo.write_held_objects();
     ::chmod(tmp.c_str(), 0755);
-    if (exists) {
-      std::string stamp = cfg.created_at.substr(0, 19);
-      std::replace(stamp.begin(), stamp.end(), ':', '-');
-      fs::path aside = parent / ("kernel_opt_" + req.name + ".replaced-" + stamp);
-      const std::string base = aside.string();
-      for (int i = 2; fs::exists(fs::symlink_status(aside, ec)); ++i) aside = base + "-" + std::to_string(i);
-      fs::rename(target, aside);
-      result.previous_moved_to = aside;
-    }
-    if (::rename(tmp.c_str(), target.c_str()) != 0) {
-      int err = errno;
-      if (err == EEXIST || err == ENOTEMPTY) {
-        throw Error("workspace " + target.string() + " was created by another kgo init meanwhile; choose another name, "
-                        "or pass --force to replace it",
-                    ExitCode::workspace_exists);
-      }
-      throw Error("cannot create " + target.string() + ": " + std::strerror(err), ExitCode::not_writable);
-    }
-    fsync_dir(parent);
   } catch (...) {
     fs::remove_all(tmp, ec);
     throw;
   }
+  std::string stamp = cfg.created_at.substr(0, 19);
+  std::replace(stamp.begin(), stamp.end(), ':', '-');
+  result.previous_moved_to = place_workspace(tmp, target, exists, stamp);
   result.workspace = target;
   result.config = cfg;
   return result;

@@ -109,8 +109,8 @@ std::string dump_record(const json& record) {
 
 void write_record(const fs::path& workspace, int n, const json& record) {
   validate_record(record, n);
-  fs::create_directories(workspace / "memory");
-  write_file_atomic_checked(record_path(workspace, n), dump_record(record));
+  write_files(workspace, "write memory/" + version_name(n) + ".json",
+              {TxnFile{"memory/" + version_name(n) + ".json", dump_record(record)}});
 }
 
 long long record_epoch_now() {

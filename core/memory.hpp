@@ -74,6 +74,9 @@ struct FieldUpdate {
   std::string path;   // "optimization.action_category"
   std::string value;  // raw text, typed by parse_typed_value
 };
+// Accepted, rejected and baseline records are final once decided (only mask/unmask touch them):
+// Error(record_error) when `rec` is decided.
+void refuse_decided(const nlohmann::json& rec, int n);
 // `kgo memory update`: applies `sets` to (unmasked) record N; returns the written record.
 nlohmann::json update_record(const std::filesystem::path& workspace, int n, const std::vector<FieldUpdate>& sets);
 // `kgo memory append`: appends JSON `value` to the array at `field`; returns the written record.

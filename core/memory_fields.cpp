@@ -125,9 +125,6 @@ void set_path(json& j, const std::string& dotted, json value) {
   (*cur)[parts.back()] = std::move(value);
 }
 
-namespace {
-
-// Accepted, rejected and baseline records are final once decided: only mask/unmask touch them.
 void refuse_decided(const json& rec, int n) {
   std::string gate = gate_result(rec);
   if (gate == "PENDING") return;
@@ -136,8 +133,6 @@ void refuse_decided(const json& rec, int n) {
                   "iteration's record (kgo memory create)",
               ExitCode::record_error);
 }
-
-}  // namespace
 
 json update_record(const fs::path& workspace, int n, const std::vector<FieldUpdate>& sets) {
   if (sets.empty()) throw Error("nothing to update: pass --set field=value", ExitCode::usage);

@@ -19,7 +19,7 @@ constexpr const char* k_block_begin = "# >>> kgo skill: written by `kgo skill in
 constexpr const char* k_block_end = "# <<< kgo skill <<<";
 
 [[noreturn]] void conflict(const std::string& msg) {
-  throw Error(msg, k_client_config);
+  throw Error(msg, ExitCode::client_config);
 }
 
 // One file install touches: its bytes before (nullopt: absent) and after, and for a JSON config the

@@ -13,10 +13,6 @@ namespace kgo::core {
 
 enum class SkillClient { claude, codex };
 
-// Exit 25 (README's table): an agent client's config kgo must edit is malformed, unreadable, or
-// already holds an entry named kgo that kgo did not install.
-inline constexpr ExitCode k_client_config = static_cast<ExitCode>(25);
-
 struct SkillInstallOptions {
   SkillClient client = SkillClient::claude;
   std::filesystem::path home;      // the user's home ($HOME)

@@ -140,18 +140,23 @@ void remove_debris(const fs::path& ws, bool interrupted) {
   }
 }
 
+json files_to_json(const std::vector<JournalFile>& files) {
+  json out = json::array();
+  for (const auto& f : files) {
+    out.push_back({{"path", f.path}, {"staged", f.staged ? json(*f.staged) : json()},
+                   {"sha256", f.sha256}, {"write_worktree", f.write_worktree}});
+  }
+  return out;
+}
+
 json journal_to_json(const Journal& j) {
   json commits = json::array();
   for (const auto& c : j.commits) {
-    json files = json::array();
-    for (const auto& f : c.files) {
-      files.push_back({{"path", f.path}, {"staged", f.staged ? json(*f.staged) : json()},
-                       {"sha256", f.sha256}, {"write_worktree", f.write_worktree}});
-    }
-    commits.push_back({{"message", c.message}, {"files", files},
+    commits.push_back({{"message", c.message}, {"files", files_to_json(c.files)},
                        {"record_commit_of_previous", c.record_commit_of_previous}});
   }
   return {{"kgo_journal", 2},
+          {"worktree", files_to_json(j.worktree)},
           {"owner", {{"dev", j.owner_dev}, {"ino", j.owner_ino}}},
           {"op", j.op},
           {"base", j.base},
@@ -177,11 +182,29 @@ KgoDirId kgo_dir_id(const fs::path& ws) {
                   "); kgo applies nothing from it and leaves it as it is. If you did not expect an "
                   "interrupted kgo operation here, discard it: rm -r " + journal_path(ws).string() + " " +
                   staging_dir(ws).string(),
-              k_unsafe_path);
+              ExitCode::unsafe_path);
+}
+
+JournalFile file_from_json(const json& f, const fs::path& ws) {
+  static const std::regex staged_name(R"(^[cw][0-9]{1,4}f[0-9]{1,6}$)");
+  JournalFile jf;
+  jf.path = f.at("path").get<std::string>();
+  if (auto why = journal_target_problem(ws, jf.path)) refuse_journal(ws, *why);
+  jf.write_worktree = f.at("write_worktree").get<bool>();
+  jf.sha256 = f.at("sha256").get<std::string>();
+  if (f.at("staged").is_string()) {
+    jf.staged = f["staged"].get<std::string>();
+    if (!std::regex_match(*jf.staged, staged_name)) refuse_journal(ws, "it stages '" + *jf.staged + "'");
+    check_no_follow(ws, ".kgo/txn/" + *jf.staged);
+    jf.content = try_read_file(staging_dir(ws) / *jf.staged);
+    if (!jf.content || sha256_hex(*jf.content) != jf.sha256) {
+      refuse_journal(ws, "staged file " + *jf.staged + " is missing or does not match the journal");
+    }
+  }
+  return jf;
 }
 
 Journal journal_from_json(const json& j, const fs::path& ws) {
-  static const std::regex staged_name(R"(^c[0-9]{1,4}f[0-9]{1,6}$)");
   static const std::regex commit_id(R"(^[0-9a-f]{40}$)");
   if (!j.is_object()) refuse_journal(ws, "it is not a JSON object");
   try {
@@ -195,8 +218,9 @@ Journal journal_from_json(const json& j, const fs::path& ws) {
     out.op = j.at("op").get<std::string>();
     out.base = j.at("base").get<std::string>();
     out.branch = j.at("branch").get<std::string>();
-    if (!std::regex_match(out.base, commit_id)) refuse_journal(ws, "its base is not a commit id");
-    if (out.branch.rfind("refs/heads/", 0) != 0 || !plain_relative_path(out.branch.substr(11))) {
+    bool commits = !j.at("commits").empty();
+    if (commits && !std::regex_match(out.base, commit_id)) refuse_journal(ws, "its base is not a commit id");
+    if (commits && (out.branch.rfind("refs/heads/", 0) != 0 || !plain_relative_path(out.branch.substr(11)))) {
       refuse_journal(ws, "its branch '" + out.branch + "' is not a local branch");
     }
     const json& s = j.at("signature");
@@ -210,25 +234,11 @@ Journal journal_from_json(const json& j, const fs::path& ws) {
       for (const auto& rel : jc.record_commit_of_previous) {
         if (!plain_relative_path(rel) || rel.rfind("memory/", 0) != 0) refuse_journal(ws, "it names record " + rel);
       }
-      for (const auto& f : c.at("files")) {
-        JournalFile jf;
-        jf.path = f.at("path").get<std::string>();
-        if (auto why = journal_target_problem(ws, jf.path)) refuse_journal(ws, *why);
-        jf.write_worktree = f.at("write_worktree").get<bool>();
-        jf.sha256 = f.at("sha256").get<std::string>();
-        if (f.at("staged").is_string()) {
-          jf.staged = f["staged"].get<std::string>();
-          if (!std::regex_match(*jf.staged, staged_name)) refuse_journal(ws, "it stages '" + *jf.staged + "'");
-          check_no_follow(ws, ".kgo/txn/" + *jf.staged);
-          jf.content = try_read_file(staging_dir(ws) / *jf.staged);
-          if (!jf.content || sha256_hex(*jf.content) != jf.sha256) {
-            refuse_journal(ws, "staged file " + *jf.staged + " is missing or does not match the journal");
-          }
-        }
-        jc.files.push_back(std::move(jf));
-      }
+      for (const auto& f : c.at("files")) jc.files.push_back(file_from_json(f, ws));
       out.commits.push_back(std::move(jc));
     }
+    for (const auto& f : j.value("worktree", json::array())) out.worktree.push_back(file_from_json(f, ws));
+    if (out.commits.empty() == out.worktree.empty()) refuse_journal(ws, "it holds both commits and work-tree files, or neither");
     return out;
   } catch (const json::exception& e) {
     refuse_journal(ws, std::string("it is not a kgo journal: ") + e.what());
@@ -263,48 +273,85 @@ bool transaction_pending(const fs::path& workspace) {
   return fs::exists(journal_path(workspace), ec);
 }
 
-TxnResult run_transaction(const fs::path& workspace, const std::string& op,
-                          const std::vector<TxnCommit>& commits) {
+namespace {
+
+void refuse_pending(const fs::path& workspace) {
   if (transaction_pending(workspace)) {
     throw Error("an interrupted kgo operation is still pending in " + journal_path(workspace).string() +
                     "; run any kgo command on this workspace to finish it first",
                 ExitCode::internal);
   }
-  for (const auto& c : commits) {
-    for (const auto& f : c.files) {
-      if (auto why = journal_target_problem(workspace, f.path)) throw Error(*why, k_unsafe_path);
-    }
+}
+
+void check_targets(const fs::path& workspace, const std::vector<TxnFile>& files) {
+  for (const auto& f : files) {
+    if (auto why = journal_target_problem(workspace, f.path)) throw Error(*why, ExitCode::unsafe_path);
   }
-  Journal j = begin_journal(workspace, op);
-  refuse_edited_decided(workspace);
+}
+
+// Stages `f` as .kgo/txn/<name> (its content) for the journal.
+JournalFile stage(const fs::path& workspace, const TxnFile& f, const std::string& name) {
+  JournalFile jf;
+  jf.path = f.path;
+  jf.write_worktree = f.write_worktree;
+  jf.content = f.content;
+  if (f.content) {
+    jf.staged = name;
+    jf.sha256 = sha256_hex(*f.content);
+    write_file_atomic_checked(staging_dir(workspace) / name, *f.content);
+  }
+  return jf;
+}
+
+void fresh_staging(const fs::path& workspace, Journal& j) {
   std::error_code ec;
   fs::remove_all(staging_dir(workspace), ec);
   fs::create_directories(staging_dir(workspace));
   KgoDirId id = kgo_dir_id(workspace);
   j.owner_dev = id.dev;
   j.owner_ino = id.ino;
+}
+
+// Writes the journal: the commit point. From here on the operation is finished, now or by the next command.
+void commit_point(const fs::path& workspace, const Journal& j) {
+  std::string text = journal_to_json(j).dump(2, ' ', false, json::error_handler_t::replace) + "\n";
+  write_file_atomic_checked(journal_path(workspace), text);
+  fault_checkpoint("txn: journal written");
+}
+
+}  // namespace
+
+TxnResult run_transaction(const fs::path& workspace, const std::string& op,
+                          const std::vector<TxnCommit>& commits) {
+  refuse_pending(workspace);
+  for (const auto& c : commits) check_targets(workspace, c.files);
+  Journal j = begin_journal(workspace, op);
+  refuse_edited_decided(workspace);
+  fresh_staging(workspace, j);
   for (size_t ci = 0; ci < commits.size(); ++ci) {
     JournalCommit jc;
     jc.message = commits[ci].message;
     jc.record_commit_of_previous = commits[ci].record_commit_of_previous;
     for (size_t fi = 0; fi < commits[ci].files.size(); ++fi) {
-      const TxnFile& f = commits[ci].files[fi];
-      JournalFile jf;
-      jf.path = f.path;
-      jf.write_worktree = f.write_worktree;
-      jf.content = f.content;
-      if (f.content) {
-        jf.staged = "c" + std::to_string(ci) + "f" + std::to_string(fi);
-        jf.sha256 = sha256_hex(*f.content);
-        write_file_atomic_checked(staging_dir(workspace) / *jf.staged, *f.content);
-      }
-      jc.files.push_back(std::move(jf));
+      jc.files.push_back(stage(workspace, commits[ci].files[fi], "c" + std::to_string(ci) + "f" + std::to_string(fi)));
     }
     j.commits.push_back(std::move(jc));
   }
-  std::string text = journal_to_json(j).dump(2, ' ', false, json::error_handler_t::replace) + "\n";
-  write_file_atomic_checked(journal_path(workspace), text);  // the commit point
+  commit_point(workspace, j);
   return apply_journal(workspace, j);
+}
+
+void write_files(const fs::path& workspace, const std::string& op, const std::vector<TxnFile>& files) {
+  if (files.empty()) return;
+  LockedWorkspace guard(workspace);
+  refuse_pending(workspace);
+  check_targets(workspace, files);
+  Journal j;
+  j.op = op;
+  fresh_staging(workspace, j);
+  for (size_t fi = 0; fi < files.size(); ++fi) j.worktree.push_back(stage(workspace, files[fi], "w0f" + std::to_string(fi)));
+  commit_point(workspace, j);
+  apply_journal(workspace, j);
 }
 
 namespace {

@@ -48,6 +48,11 @@ struct TxnResult {
 TxnResult run_transaction(const fs::path& workspace, const std::string& op,
                           const std::vector<TxnCommit>& commits);
 
+// Writes whole files into the work tree as one crash-safe step, journaled like a transaction but
+// with no commit (records and plans stay uncommitted until their decision): after a SIGKILL the
+// next kgo command finds all of them written or none. Takes the workspace lock (re-entrant).
+void write_files(const fs::path& workspace, const std::string& op, const std::vector<TxnFile>& files);
+
 struct Recovery {
   std::string op;       // the interrupted operation, e.g. "accept v3"
   TxnResult result;

@@ -73,6 +73,21 @@ git_filemode_t mode_at(git_tree* tree, const std::string& path) {
   return m == GIT_FILEMODE_BLOB_EXECUTABLE ? m : GIT_FILEMODE_BLOB;
 }
 
+// Idempotent: a file that already holds `content` is left alone; nullopt deletes it.
+void write_worktree_file(const fs::path& ws, const std::string& path, const std::optional<std::string>& content) {
+  check_no_follow(ws, path);
+  fs::path target = ws / path;
+  std::error_code ec;
+  if (!content) {
+    fs::remove(target, ec);
+    fault_checkpoint("worktree: file removed");
+    return;
+  }
+  if (try_read_file(target) == content) return;
+  fs::create_directories(target.parent_path(), ec);
+  write_file_atomic_checked(target, *content);
+}
+
 void finish(const fs::path& ws) {
   std::error_code ec;
   fs::remove(journal_path(ws), ec);
@@ -188,6 +203,13 @@ Journal begin_journal(const fs::path& workspace, const std::string& op) {
 }
 
 TxnResult apply_journal(const fs::path& ws, const Journal& j) {
+  TxnResult result;
+  if (j.commits.empty()) {
+    for (const auto& f : j.worktree) write_worktree_file(ws, f.path, f.content);
+    finish(ws);
+    result.outcome = "completed";
+    return result;
+  }
   GitRepoPtr repo = open_repo(ws);
   git_repository* r = repo.get();
   const git_oid base = oid_of(j.base);
@@ -197,7 +219,6 @@ TxnResult apply_journal(const fs::path& ws, const Journal& j) {
   git_check(git_signature_new(&raw_sig, j.sig_name.c_str(), j.sig_email.c_str(), j.sig_time, 0), "making commit signature");
   GitSignaturePtr sig(raw_sig);
 
-  TxnResult result;
   std::map<std::string, std::optional<std::string>> latest;  // content as of the newest commit so far
   std::map<std::string, bool> to_worktree;
   for (const auto& c : j.commits) {
@@ -269,19 +290,8 @@ TxnResult apply_journal(const fs::path& ws, const Journal& j) {
     return result;
   }
 
-  std::error_code ec;
   for (const auto& [path, content] : latest) {
-    if (!to_worktree[path]) continue;
-    check_no_follow(ws, path);
-    fs::path target = ws / path;
-    if (!content) {
-      fs::remove(target, ec);
-      fault_checkpoint("worktree: file removed");
-      continue;
-    }
-    if (try_read_file(target) == content) continue;
-    fs::create_directories(target.parent_path(), ec);
-    write_file_atomic_checked(target, *content);
+    if (to_worktree[path]) write_worktree_file(ws, path, content);
   }
   git_index* raw_index = nullptr;
   git_check(git_repository_index(&raw_index, r), "reading index");

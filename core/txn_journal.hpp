@@ -32,6 +32,7 @@ struct Journal {
   long long sig_time = 0;
   unsigned long long owner_dev = 0, owner_ino = 0;  // identity of the .kgo folder it was written in
   std::vector<JournalCommit> commits;
+  std::vector<JournalFile> worktree;  // a journal without commits: files written to the work tree only
 };
 
 inline fs::path journal_path(const fs::path& ws) { return ws / ".kgo" / "journal.json"; }
@@ -45,7 +46,8 @@ std::optional<std::string> journal_target_problem(const fs::path& workspace, con
 Journal begin_journal(const fs::path& workspace, const std::string& op);
 
 // Builds the commits (deterministically: same journal, same ids), moves the branch from `base`
-// to the last one, writes the work tree and the index, then deletes the journal.
+// to the last one, writes the work tree and the index, then deletes the journal. A journal
+// without commits writes its `worktree` files and touches no git state.
 TxnResult apply_journal(const fs::path& workspace, const Journal& journal);
 
 }  // namespace kgo::core

@@ -110,7 +110,7 @@ WorkspaceConfig load_config(const fs::path& workspace) {
       throw Error((workspace / "kgo.json").string() + " names the file '" + *name +
                       "', which is not a plain file name inside the workspace; kgo only reads and writes files "
                       "in the workspace folder: restore kgo.json (git checkout -- kgo.json)",
-                  k_unsafe_path);
+                  ExitCode::unsafe_path);
     }
     check_no_follow(workspace, *name);
   }

@@ -32,7 +32,7 @@ std::string kind_of(mode_t m) {
                   "; kgo never reads or writes through links or special files in a workspace. Replace it with a " +
                   "real " + (want_dir ? "directory" : "file") + " (for a tracked file: rm it, then git checkout -- " +
                   rel + "), or remove it",
-              k_unsafe_path);
+              ExitCode::unsafe_path);
 }
 
 }  // namespace
@@ -61,7 +61,7 @@ void check_no_follow(const fs::path& ws, const std::string& rel, bool dir) {
     struct stat st {};
     if (::lstat((ws / prefix).c_str(), &st) != 0) {
       if (errno == ENOENT || errno == ENOTDIR) return;  // the rest does not exist yet
-      throw Error("cannot inspect " + (ws / prefix).string() + ": " + std::strerror(errno), k_unsafe_path);
+      throw Error("cannot inspect " + (ws / prefix).string() + ": " + std::strerror(errno), ExitCode::unsafe_path);
     }
     bool want_dir = !last || dir;
     if (want_dir ? !S_ISDIR(st.st_mode) : !S_ISREG(st.st_mode)) refuse(ws, prefix, st.st_mode, want_dir);

@@ -12,10 +12,6 @@ namespace kgo::core {
 
 namespace fs = std::filesystem;
 
-// Exit 24 (README's table): a path kgo manages is a link or special file, or a journal or kgo.json
-// entry kgo did not write.
-inline constexpr ExitCode k_unsafe_path = static_cast<ExitCode>(24);
-
 // A '/'-separated relative path with no empty, ".", ".." or dot-leading component ("memory/v3.json").
 bool plain_relative_path(const std::string& rel);
 

@@ -225,7 +225,7 @@ PlanCheck check_plan(const fs::path& workspace, std::optional<int> n) {
   return out;
 }
 
-PlanNewResult new_plan(const fs::path& workspace, std::optional<int> n, bool force) {
+PlanNewResult new_plan(const fs::path& workspace, std::optional<int> n, bool force, const std::string& description) {
   core::LockedWorkspace guard(workspace);
   core::WorkspaceConfig cfg = core::load_config(workspace);
   auto records = load_records(workspace);
@@ -248,8 +248,19 @@ PlanNewResult new_plan(const fs::path& workspace, std::optional<int> n, bool for
       {"prev_evidence", prev_evidence},
       {"profile_numbers", profile_numbers_hint(workspace, *n)}};
   std::string text = core::render_template(core::read_file(core::data_file("templates/plan.md")), vars);
-  fs::create_directories(path.parent_path());
-  core::write_file_atomic_checked(path, text);
+  std::vector<core::TxnFile> files = {{plan_relpath(*n), text}};
+  // The plan's record exists from now on, so that the next check is recorded into it.
+  bool have_record = fs::exists(core::record_path(workspace, *n));
+  if (!have_record || !description.empty()) {
+    nlohmann::json rec = have_record ? core::read_record(workspace, *n) : core::new_record(*n);
+    if (!description.empty()) {
+      core::refuse_decided(rec, *n);
+      rec["optimization"]["action_description"] = description;
+    }
+    core::validate_record(rec, *n);
+    files.push_back({"memory/" + core::version_name(*n) + ".json", core::dump_record(rec)});
+  }
+  core::write_files(workspace, "plan new " + core::version_name(*n), files);
   return {*n, path};
 }
 

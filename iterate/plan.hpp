@@ -23,9 +23,11 @@ struct PlanNewResult {
   fs::path path;
 };
 
-// Writes plans/v<N>_plan.md. Default N: the latest record when it is still pending, else the
+// Writes plans/v<N>_plan.md and, when missing, record v<N> (with `description` as its action
+// description), both or neither. Default N: the latest record when it is still pending, else the
 // next version. Refuses (Error(usage)) to overwrite an existing plan unless `force`.
-PlanNewResult new_plan(const fs::path& workspace, std::optional<int> n, bool force);
+PlanNewResult new_plan(const fs::path& workspace, std::optional<int> n, bool force,
+                       const std::string& description = "");
 
 struct PlanCheck {
   int version = 0;

@@ -1,6 +1,7 @@
 // Record/commit agreement, as `kgo iterate verify` and the crash tests check it.
 #include <set>
 
+#include "core/decided.hpp"
 #include "core/files.hpp"
 #include "core/untrusted.hpp"
 #include "core/git.hpp"
@@ -69,6 +70,7 @@ VerifyResult verify_workspace(const fs::path& ws) {
       out.problems.push_back("memory/" + f + " is a temporary file a killed write left behind");
     }
   }
+  for (const auto& e : core::decided_record_edits(ws)) out.problems.push_back(e.describe());
   for (int n : core::record_versions(ws)) {
     ++out.records;
     std::string v = core::version_name(n), rel = "memory/" + v + ".json";
@@ -79,16 +81,6 @@ VerifyResult verify_workspace(const fs::path& ws) {
     }
     auto errs = core::iteration_schema().validate(rec);
     if (!errs.empty()) out.problems.push_back(rel + ": " + core::describe(errs.front()));
-    if (auto committed = repo.head() ? repo.read_at("HEAD", rel) : std::nullopt) {
-      json then = core::parse_json_bounded(*committed);
-      auto changed = core::changed_fields(then, rec);
-      if (then.is_object() && core::gate_result(then) != "PENDING" && !changed.empty()) {
-        std::string fields;
-        for (const auto& f : changed) fields += (fields.empty() ? "" : ", ") + f;
-        out.problems.push_back(rel + " was edited after its decision (changed: " + fields +
-                               "); restore it: git checkout -- " + rel);
-      }
-    }
     const json& gc = rec.contains("git_commit") ? rec["git_commit"] : json();
     if (core::gate_result(rec) == "PASS" && !gc.is_string()) {
       out.problems.push_back(v + " is accepted but names no commit");

@@ -7,6 +7,7 @@
 #include <set>
 #include <unordered_map>
 
+#include "core/decided.hpp"
 #include "core/error.hpp"
 #include "core/files.hpp"
 #include "core/git.hpp"
@@ -301,6 +302,18 @@ AuditReport audit_workspace(const fs::path& workspace, const std::optional<fs::p
   for (const auto& src : work_tree_sources(workspace)) {
     ++report.files_scanned;
     for (auto& f : auditor.file(src.rel, src.content, reg)) add(std::move(f), "");
+  }
+  std::error_code git_ec;
+  if (fs::exists(workspace / ".git", git_ec)) {
+    for (const auto& e : core::decided_record_edits(workspace)) {
+      Finding f;
+      f.file = e.path;
+      f.kind = "decided_record_edited";
+      f.reason = e.describe();
+      f.decision_commit = e.decision_commit;
+      report.findings.push_back(std::move(f));
+      if (e.edit_commit) report.findings.back().commit = *e.edit_commit;
+    }
   }
   if (history) {
     std::error_code ec;

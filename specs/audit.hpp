@@ -2,7 +2,8 @@
 // `kgo audit`: re-verifies every registered citation against the wiki (drift: the cited line
 // changed or moved), scans every archived file for uncited hardware numbers (rules in
 // specs/scan.hpp) and for citations that are not registered or do not verify; with history,
-// does the same for every commit. Clean means no finding.
+// does the same for every commit. Every decided record is compared with its decision commit
+// (core/decided.hpp). Clean means no finding.
 #include <filesystem>
 #include <optional>
 #include <string>
@@ -18,10 +19,12 @@ struct Finding {
   std::string file;     // workspace-relative
   int line = 0;
   // uncited_number, unregistered_citation, citation_unverified, malformed_citation, drift,
-  // registry_invalid, unreadable
+  // registry_invalid, unreadable, decided_record_edited
   std::string kind;
   std::string reason;
-  std::string commit;   // with --history: the newest commit holding it; "" for the work tree
+  std::string commit;   // with --history: the newest commit holding it; "" for the work tree;
+                        // decided_record_edited: the first commit holding the edit, "" when uncommitted
+  std::string decision_commit;  // decided_record_edited: the commit that decided the record
   std::string old_text; // drift: the line as registered
   std::string new_text; // drift: the line now ("" when the file has fewer lines)
   int moved_to = 0;     // drift: where the registered text is now, 0 when nowhere

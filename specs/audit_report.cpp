@@ -19,6 +19,7 @@ nlohmann::json to_json(const AuditReport& r) {
   for (const auto& f : r.findings) {
     nlohmann::json j{{"file", f.file}, {"line", f.line}, {"kind", f.kind}, {"reason", f.reason}};
     if (!f.commit.empty()) j["commit"] = f.commit;
+    if (!f.decision_commit.empty()) j["decision_commit"] = f.decision_commit;
     if (f.kind == "drift") {
       j["old_text"] = f.old_text;
       j["new_text"] = f.new_text;

@@ -91,8 +91,9 @@ def records_valid(ws):
             continue
         assert path.name.endswith(".json") and not path.name.startswith("."), f"stray file {path.name}"
         validate(json.loads(path.read_text()), "iteration.schema.json")
-    for path in ws.iterdir():
-        assert ".tmp" not in path.name, f"stray file {path.name}"
+    for folder in (ws, ws / "plans"):
+        for path in folder.iterdir():
+            assert ".tmp" not in path.name, f"stray file {path.relative_to(ws)}"
 
 
 def accepted_v0(ws, latency=100.0, gbps=800.0):

@@ -313,3 +313,79 @@ def test_decided_records_are_final(workspace):
     assert head(workspace) == before
     git("checkout", "--", "memory/v0.json", cwd=workspace)
     kgo_ok("memory", "mask", "v1", "--workspace", workspace)
+
+
+def decided_findings(ws):
+    r = run_kgo("audit", "--json", "--workspace", ws)
+    out = r.json()
+    validate(out, "cli/audit.schema.json")
+    return r.rc, [f for f in out["findings"] if f["kind"] == "decided_record_edited"]
+
+
+def test_audit_names_a_decided_record_edited_after_its_decision(workspace):
+    two_records(workspace)
+    kgo_ok("iterate", "reject", "v1", "--reason", "slower", "--workspace", workspace)
+    decision = git("log", "-1", "--format=%H", "--", "memory/v1.json", cwd=workspace).stdout.strip()
+    assert decided_findings(workspace) == (0, [])
+    path = workspace / "memory" / "v1.json"
+    decided = path.read_text()
+    rec = json.loads(decided)
+    rec["optimization"]["hypothesis"] = "it was faster after all"
+    path.write_text(json.dumps(rec, indent=2) + "\n")
+    # Only in the work tree: named with the decision commit and the way back.
+    rc, found = decided_findings(workspace)
+    assert rc == 19 and len(found) == 1, found
+    f = found[0]
+    assert f["file"] == "memory/v1.json" and f["decision_commit"] == decision and "commit" not in f
+    assert "optimization.hypothesis" in f["reason"] and "git checkout -- memory/v1.json" in f["reason"]
+    # Committed with plain git: also named with the commit that holds the edit.
+    git("-c", "user.name=a", "-c", "user.email=a@a", "commit", "-qam", "tidy up", cwd=workspace)
+    edit = head(workspace)
+    rc, found = decided_findings(workspace)
+    assert rc == 19 and [(x["decision_commit"], x.get("commit")) for x in found] == [(decision, edit)], found
+    assert decision[:12] in found[0]["reason"] and edit[:12] in found[0]["reason"]
+    v = run_kgo("iterate", "verify", "--workspace", workspace, "--json")
+    assert v.rc != 0 and any(edit[:12] in p for p in v.json()["problems"]), v.out
+    # Restored and committed, then kgo's own bookkeeping (mask) on top: clean again.
+    path.write_text(decided)
+    git("-c", "user.name=a", "-c", "user.email=a@a", "commit", "-qam", "restore v1", cwd=workspace)
+    kgo_ok("memory", "mask", "v1", "--workspace", workspace)
+    assert decided_findings(workspace) == (0, [])
+    # Deleting a decided record is an edit too.
+    git("-c", "user.name=a", "-c", "user.email=a@a", "rm", "-q", "memory/v1.json", cwd=workspace)
+    git("-c", "user.name=a", "-c", "user.email=a@a", "commit", "-qm", "drop v1", cwd=workspace)
+    rc, found = decided_findings(workspace)
+    assert rc == 19 and found[0]["reason"].count("(deleted)") == 1 and found[0]["commit"] == head(workspace)
+
+
+@pytest.mark.parametrize("args,schema", [(["memory", "list"], "cli/memory.schema.json"),
+                                         (["memory", "create"], "cli/memory.schema.json"),
+                                         (["plan", "new"], "cli/plan.schema.json"),
+                                         (["spec", "auto"], "cli/spec.schema.json"),
+                                         (["iterate", "verify"], "cli/iterate.schema.json"),
+                                         (["audit"], "cli/audit.schema.json"),
+                                         (["memory", "read", "v99"], "cli/error.schema.json")])
+def test_every_command_reports_the_roll_forward_in_json(workspace, args, schema):
+    interrupted(workspace)
+    r = run_kgo(*args, "--json", "--workspace", workspace, env=EPOCH)
+    out = r.json()
+    validate(out, schema)
+    assert "finished an interrupted 'mask v1'" in r.err, r.err
+    assert out["recovered"]["op"] == "mask v1" and out["recovered"]["outcome"] == "completed", out
+    [commit] = out["recovered"]["commits"]
+    assert git("log", "-1", "--format=%s", commit, cwd=workspace).stdout.strip() == "memory: mask v1"
+    # Nothing left to finish: the next command carries no "recovered".
+    assert "recovered" not in run_kgo(*args, "--json", "--workspace", workspace, env=EPOCH).json()
+
+
+def test_every_case_of_the_hostile_list_holds_end_to_end():
+    """bench/hostile_workspace.py: every attack of the list, each on a fresh workspace, against this build."""
+    import subprocess
+    import sys
+    from conftest import KGO_BIN, SOURCE_DIR
+    from iteration_helpers import STAMP_BIN
+    r = subprocess.run([sys.executable, str(SOURCE_DIR / "bench" / "hostile_workspace.py"), "--kgo", KGO_BIN,
+                        "--data-dir", str(SOURCE_DIR), "--stamp-tool", STAMP_BIN], capture_output=True, text=True,
+                       timeout=900)
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert "13/13 cases held" in r.stdout, r.stdout

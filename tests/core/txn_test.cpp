@@ -128,6 +128,46 @@ TEST_F(TxnTest, KilledAtEveryCheckpointThenRecoveredGivesTheSameCommits) {
   EXPECT_GT(completed_at, 10);  // the transaction really has that many kill points
 }
 
+TEST_F(TxnTest, WorkTreeWritesAreAllOrNoneAtEveryCheckpointAndNeedNoGit) {
+  fs::remove_all(ws() / ".git");  // records and plans are written without a commit, so without git
+  std::string record = test::read(ws() / "memory" / "v1.json");
+  std::vector<TxnFile> files = {{"plans/v2_plan.md", std::string("# plan\n"), true},
+                                {"memory/v2.json", dump_record(new_record(2)), true}};
+  int completed_at = 0;
+  for (int at = 1; at < 100 && !completed_at; ++at) {
+    test::TempDir copy;
+    fs::copy(ws(), copy.path(), fs::copy_options::recursive);
+    pid_t pid = ::fork();
+    ASSERT_GE(pid, 0);
+    if (pid == 0) {
+      set_fault_injection(at);
+      write_files(copy.path(), "plan new v2", files);
+      ::_exit(0);
+    }
+    int status = 0;
+    ::waitpid(pid, &status, 0);
+    if (WIFEXITED(status)) {
+      ASSERT_EQ(WEXITSTATUS(status), 0) << "checkpoint " << at;
+      completed_at = at;
+    } else {
+      ASSERT_EQ(WTERMSIG(status), SIGKILL);
+    }
+    LockedWorkspace next(copy.path());  // what the next kgo command does first
+    bool plan = fs::exists(copy / "plans" / "v2_plan.md"), rec = fs::exists(copy / "memory" / "v2.json");
+    EXPECT_EQ(plan, rec) << "checkpoint " << at;
+    if (rec) EXPECT_EQ(test::read(copy / "memory" / "v2.json"), *files[1].content) << "checkpoint " << at;
+    EXPECT_EQ(test::read(copy / "memory" / "v1.json"), record);
+    EXPECT_FALSE(transaction_pending(copy.path()));
+    for (const auto& dir : {copy.path(), copy / "memory", copy / "plans"}) {
+      std::error_code ec;
+      for (const auto& e : fs::directory_iterator(dir, ec)) {
+        EXPECT_EQ(e.path().filename().string().find(".tmp"), std::string::npos) << e.path() << " at " << at;
+      }
+    }
+  }
+  EXPECT_GT(completed_at, 12);
+}
+
 TEST_F(TxnTest, AbandonsWhenTheBranchMovedMeanwhile) {
   ::setenv("SOURCE_DATE_EPOCH", "1700000000", 1);
   pid_t pid = ::fork();
@@ -195,7 +235,7 @@ TEST_F(TxnTest, RecoveryRemovesStaleLocksAndTemporaryFiles) {
     recover_workspace(ws());
     ADD_FAILURE() << "a torn journal was accepted";
   } catch (const Error& e) {
-    EXPECT_EQ(e.code(), k_unsafe_path);
+    EXPECT_EQ(e.code(), ExitCode::unsafe_path);
     EXPECT_NE(std::string(e.what()).find("rm -r"), std::string::npos) << e.what();
   }
   EXPECT_TRUE(fs::exists(ws() / ".kgo" / "journal.json"));

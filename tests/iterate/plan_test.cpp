@@ -78,9 +78,9 @@ TEST(PlanCheckTest, SearchLogOrderGpuWikiThenProjectThenWeb) {
 TEST(PlanNewTest, WritesTheTemplateForTheRightVersion) {
   test::TempDir dir;
   auto ws = test::make_workspace(dir);
-  PlanNewResult r = new_plan(ws, std::nullopt, false);
-  EXPECT_EQ(r.version, 0);  // no records yet
-  core::create_record(ws);
+  PlanNewResult r = new_plan(ws, std::nullopt, false, "first try");
+  EXPECT_EQ(r.version, 0);  // no records yet: the plan's record is made with it
+  EXPECT_EQ(core::read_record(ws, 0)["optimization"]["action_description"], "first try");
   core::create_record(ws);  // v1 pending: the plan is for it
   r = new_plan(ws, std::nullopt, false);
   EXPECT_EQ(r.version, 1);

@@ -1,0 +1,29 @@
+#pragma once
+// Decided records against their decision commit: a record's decision commit is the oldest commit on
+// the branch holding it with a quality gate other than PENDING; from then on only its bookkeeping
+// fields (git_commit, masked) may change, and only through kgo's commits: the work-tree file equals
+// the branch's.
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace kgo::core {
+
+struct DecidedRecordEdit {
+  std::string path;                         // "memory/v3.json"
+  std::string gate;                         // the decision: PASS, FAIL, ...
+  std::string decision_commit;              // full id
+  std::optional<std::string> edit_commit;   // the first later commit holding an edited record; nullopt
+                                            // when only the work tree differs
+  std::vector<std::string> fields;          // dotted paths that differ from the decision ("(deleted)")
+
+  // One line naming the record, both commits, the fields and how to restore it.
+  std::string describe() const;
+};
+
+// Every decided record of the workspace whose committed or work-tree version differs from its
+// decision. Throws Error(git_error) when the repository cannot be read.
+std::vector<DecidedRecordEdit> decided_record_edits(const std::filesystem::path& workspace);
+
+}  // namespace kgo::core
