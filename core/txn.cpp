@@ -67,9 +67,12 @@ void fault_checkpoint(const char* label) {
   }
 }
 
-void write_file_atomic_checked(const fs::path& path, const std::string& content) {
+namespace {
+
+// The temporary file is made in `temp_dir` (on the same file system as `path`), then renamed to `path`.
+void write_atomic_via(const fs::path& temp_dir, const fs::path& path, const std::string& content) {
   fs::path dir = path.parent_path();
-  std::string tmpl = (dir.empty() ? fs::path(".") : dir).string() + "/." + path.filename().string() + ".tmpXXXXXX";
+  std::string tmpl = (temp_dir.empty() ? fs::path(".") : temp_dir).string() + "/." + path.filename().string() + ".tmpXXXXXX";
   int fd = ::mkstemp(tmpl.data());
   auto fail = [&](int err) {
     if (fd >= 0) ::close(fd);
@@ -103,6 +106,12 @@ void write_file_atomic_checked(const fs::path& path, const std::string& content)
   fault_checkpoint("write: renamed into place");
 }
 
+}  // namespace
+
+void write_file_atomic_checked(const fs::path& path, const std::string& content) {
+  write_atomic_via(path.parent_path(), path, content);
+}
+
 namespace {
 
 // Files a killed kgo (or a killed git step inside it) may leave behind.
@@ -122,6 +131,7 @@ void remove_debris(const fs::path& ws, bool interrupted) {
   };
   sweep(ws / "memory", false);
   sweep(ws / "plans", false);
+  sweep(staging_dir(ws), false);  // one-file writes make their temporary files there
   if (!interrupted) return;
   sweep(ws, false);
   sweep(ws / ".kgo", false);
@@ -346,6 +356,15 @@ void write_files(const fs::path& workspace, const std::string& op, const std::ve
   LockedWorkspace guard(workspace);
   refuse_pending(workspace);
   check_targets(workspace, files);
+  if (files.size() == 1 && files[0].content) {
+    // One file needs no journal: renaming it into place from .kgo/txn/ is atomic, and a kill before
+    // that leaves its temporary file there, not beside the target.
+    fs::path target = workspace / files[0].path;
+    fs::create_directories(staging_dir(workspace));
+    fs::create_directories(target.parent_path());
+    write_atomic_via(staging_dir(workspace), target, *files[0].content);
+    return;
+  }
   Journal j;
   j.op = op;
   fresh_staging(workspace, j);

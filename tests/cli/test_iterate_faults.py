@@ -91,8 +91,9 @@ OPERATIONS = {"accept": prepare_accept, "reject": prepare_reject, "restart": pre
               "spec_auto": prepare_spec_auto, "spec_remove": prepare_spec_remove, "roofline": prepare_roofline,
               "plan_new": prepare_plan_new, "memory_create": prepare_memory_create,
               "memory_update": prepare_memory_update, "memory_append": prepare_memory_append}
-# One-file work-tree writes have fewer kill points than commits (staged file, journal, file, cleanup).
-MIN_KILL_POINTS = {"memory_create": 10, "memory_update": 10, "memory_append": 10}
+# A one-file work-tree write is a temporary file under .kgo/txn/ renamed into place: no journal, few kill points.
+ONE_FILE = {"memory_create", "memory_update", "memory_append"}
+MIN_KILL_POINTS = {name: 3 for name in ONE_FILE}
 
 
 def snapshot(ws):
@@ -193,6 +194,8 @@ def test_killed_at_random_instants(operation, tmp_path):
 
 def test_interrupted_operation_is_finished_by_the_next_command(operation, tmp_path):
     name, template, args, before, after, _ = operation
+    if name in ONE_FILE:
+        pytest.skip("a one-file write has no journal: nothing is left to finish")
     ws = tmp_path / "copy"
     shutil.copytree(template, ws)
     trace = run_kgo(*args, "--workspace", ws, env={**EPOCH, "KGO_FAULT_TRACE": "1"})
