@@ -3,6 +3,7 @@
 # with a cold harness per call (KGO_TEST_COLD=1, as the suite ran before it had a warm harness and one
 # CTest entry per file), then `ctest -j N -L pytest` (one entry per file, a warm harness per file).
 # Usage: bench/suite_time.sh [build-dir] [cores]; writes $OUT/suite_time.md when $OUT is set.
+# SUITE_SERIAL=0 skips the serial side (its ~6 min) and times only `ctest -j N` (every test, gtest too).
 set -euo pipefail
 here="$(cd "$(dirname "$0")/.." && pwd)"
 build="${1:-$here/build}"
@@ -11,6 +12,16 @@ cpus="0-$((cores - 1))"
 out="${OUT:-}"
 export KGO_BIN="$build/cli/kgo" KGO_SOURCE_DIR="$here"
 t0=$(date +%s.%N)
+if [ "${SUITE_SERIAL:-1}" = 0 ]; then
+  t1=$t0
+  (cd "$build" && taskset -c "$cpus" ctest -j "$cores" >/tmp/suite_parallel.log 2>&1) || true
+  t2=$(date +%s.%N)
+  wall=$(python3 -c "import sys; print(f'{float(sys.argv[2]) - float(sys.argv[1]):.1f}')" "$t1" "$t2")
+  echo "ctest -j$cores (all tests): $wall s"
+  grep -E 'tests passed|tests failed' /tmp/suite_parallel.log || true
+  echo "slowest:"; grep -E '^ *[0-9]+/[0-9]+ Test' /tmp/suite_parallel.log | sort -t' ' -k1 | awk '{print $(NF-1), $0}' | sort -rn | head -8 | cut -d' ' -f2-
+  exit 0
+fi
 KGO_TEST_COLD=1 taskset -c "$cpus" python3 -m pytest -q -p no:cacheprovider "$here/tests/cli" "$here/tests/arch" >/tmp/suite_serial.log 2>&1 || true
 TRITON_INTERPRET=1 taskset -c "$cpus" python3 -m pytest -q -p no:cacheprovider "$here/tools/tests" >>/tmp/suite_serial.log 2>&1 || true
 t1=$(date +%s.%N)
