@@ -21,26 +21,27 @@ struct LookupOptions {
 struct Loaded {
   wiki::WikiLocation location;
   wiki::WikiIndex index;
+  wiki::WikiIdentity id;  // after loading: the fingerprint reuses the fresh index cache
 };
 
 Loaded load(const Context& ctx) {
   wiki::WikiLocation loc = wiki::locate_wiki(ctx.wiki);
-  return Loaded{loc, wiki::WikiIndex::load(loc)};
+  wiki::WikiIndex index = wiki::WikiIndex::load(loc);
+  std::string fp = index.fingerprint();
+  return Loaded{loc, std::move(index), wiki::identify_wiki(loc, fp)};
 }
 
 // Every wiki command names the wiki it read: folder, how it was chosen, git commit, fingerprint.
-nlohmann::json wiki_json(const wiki::WikiLocation& loc) { return wiki::to_json(wiki::identify_wiki(loc)); }
+nlohmann::json wiki_json(const wiki::WikiIdentity& id) { return wiki::to_json(id); }
 
-std::string wiki_line(const wiki::WikiLocation& loc) {
-  return "gpu-wiki: " + wiki::describe(wiki::identify_wiki(loc)) + "\n";
-}
+std::string wiki_line(const wiki::WikiIdentity& id) { return "gpu-wiki: " + wiki::describe(id) + "\n"; }
 
 void run_products(Context& ctx) {
   Loaded w = load(ctx);
   std::map<std::string, std::pair<int, int>> counts;  // product -> datasheet, measured facts
   for (const auto& f : w.index.facts()) (f.measured ? counts[f.product].second : counts[f.product].first)++;
   nlohmann::json list = nlohmann::json::array();
-  std::string text = wiki_line(w.location) + "Products:\n";
+  std::string text = wiki_line(w.id) + "Products:\n";
   for (const auto& p : w.index.products()) {
     nlohmann::json defined = nlohmann::json::array();
     std::string defined_text;
@@ -66,17 +67,18 @@ void run_products(Context& ctx) {
             (alias_text.empty() ? "" : "; aliases " + alias_text) +
             (defined_text.empty() ? "" : "; defined at " + defined_text) + "\n";
   }
-  emit(ctx, {{"wiki", wiki_json(w.location)}, {"products", list}}, text);
+  emit(ctx, {{"wiki", wiki_json(w.id)}, {"products", list}}, text);
 }
 
 void run_lookup(const LookupOptions& o, Context& ctx) {
   wiki::WikiLocation loc = wiki::locate_wiki(ctx.wiki);
   wiki::canonical_metric_or_throw(o.metric);  // a bad metric fails before any wiki work
-  Loaded w{loc, wiki::WikiIndex::load_product(loc, o.platform)};
+  wiki::WikiIndex index = wiki::WikiIndex::load_product(loc, o.platform);
+  Loaded w{loc, std::move(index), wiki::identify_wiki(loc)};
   wiki::LookupResult r = wiki::lookup(w.index, o.platform, o.metric, o.measured);
   nlohmann::json also = nlohmann::json::array();
   for (const auto& f : r.also_stated) also.push_back(wiki::citation(f));
-  nlohmann::json j = {{"wiki", wiki_json(w.location)},
+  nlohmann::json j = {{"wiki", wiki_json(w.id)},
                       {"platform", o.platform},
                       {"product", r.product},
                       {"metric", r.metric},
@@ -84,7 +86,7 @@ void run_lookup(const LookupOptions& o, Context& ctx) {
                       {"fact", wiki::to_json(r.fact)},
                       {"cited", wiki::cited_line(r.fact)},
                       {"also_stated_at", also}};
-  emit(ctx, j, wiki::cited_line(r.fact) + "\n" + wiki_line(w.location));
+  emit(ctx, j, wiki::cited_line(r.fact) + "\n" + wiki_line(w.id));
 }
 
 void run_check(Context& ctx) {
@@ -105,12 +107,12 @@ void run_check(Context& ctx) {
     kind_text += (kind_text.empty() ? "" : ", ") + std::to_string(files.size()) + " " + kind;
   }
   if (!kind_text.empty()) text += "documents stating facts: " + kind_text + "\n";
-  text += wiki_line(w.location);
+  text += wiki_line(w.id);
   text += "gpu-wiki " + w.location.root.string() + ": " + std::to_string(w.index.file_count()) + " files, " +
           std::to_string(w.index.facts().size()) + " facts, " + std::to_string(w.index.products().size()) +
           " products, " + std::to_string(issues.size()) + " problem" + (issues.size() == 1 ? "" : "s") + "\n";
   emit(ctx,
-       {{"wiki", wiki_json(w.location)},
+       {{"wiki", wiki_json(w.id)},
         {"files", w.index.file_count()},
         {"facts", w.index.facts().size()},
         {"products", w.index.products()},
@@ -130,7 +132,7 @@ void run_index(Context& ctx) {
     text += f.product + "\t" + f.metric + "\t" + wiki::format_value(f) + (f.measured ? "\tmeasured" : "") +
             "\t" + wiki::citation(f) + "\t" + f.label + "\n";
   }
-  emit(ctx, {{"wiki", wiki_json(w.location)}, {"facts", list}}, text + wiki_line(w.location));
+  emit(ctx, {{"wiki", wiki_json(w.id)}, {"facts", list}}, text + wiki_line(w.id));
 }
 
 }  // namespace

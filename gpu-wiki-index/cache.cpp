@@ -5,6 +5,11 @@
 #include <sys/stat.h>
 
 #include <algorithm>
+#include <atomic>
+#include <exception>
+#include <mutex>
+#include <optional>
+#include <thread>
 #include <array>
 #include <charconv>
 #include <chrono>
@@ -237,6 +242,35 @@ bool cache_current(const Cache& c, const std::vector<WikiFile>& files) {
 
 }  // namespace
 
+namespace {
+
+// Runs work(0..n-1) on up to hardware_concurrency() threads (one when n is small); the first
+// exception a task throws is rethrown once all have finished.
+template <class Work>
+void parallel_for(size_t n, Work&& work) {
+  size_t threads = std::min<size_t>({std::max(1u, std::thread::hardware_concurrency()), 8, n / 32 + 1});
+  std::atomic<size_t> next{0};
+  std::exception_ptr error;
+  std::mutex error_mutex;
+  auto run = [&] {
+    for (size_t k = next++; k < n; k = next++) {
+      try {
+        work(k);
+      } catch (...) {
+        std::lock_guard<std::mutex> lock(error_mutex);
+        if (!error) error = std::current_exception();
+      }
+    }
+  };
+  std::vector<std::thread> pool;
+  for (size_t t = 1; t < threads; ++t) pool.emplace_back(run);
+  run();
+  for (auto& t : pool) t.join();
+  if (error) std::rethrow_exception(error);
+}
+
+}  // namespace
+
 fs::path index_cache_path(const fs::path& root) {
   auto dir = cache_dir();
   if (!dir) return {};
@@ -254,31 +288,44 @@ WikiIndex WikiIndex::load(const WikiLocation& wiki) {
   Cache fresh;
   fresh.parser_id = pid;
   bool dirty = !old;
-  for (const auto& f : list_wiki_files(root)) {
-    CachedFile* prev = nullptr;
+  const std::vector<WikiFile> files = list_wiki_files(root);
+  // Unchanged files come from the cache; the others are read, hashed and parsed, each on its own.
+  std::vector<CachedFile*> prev(files.size(), nullptr);
+  std::vector<std::optional<CachedFile>> entries(files.size());
+  std::vector<size_t> todo;
+  for (size_t i = 0; i < files.size(); ++i) {
     if (old) {
-      auto it = old->files.find(f.rel);
-      if (it != old->files.end()) prev = &it->second;
+      auto it = old->files.find(files[i].rel);
+      if (it != old->files.end()) prev[i] = &it->second;
     }
-    if (prev && unchanged(*old, *prev, f)) {
-      fresh.files.emplace(f.rel, std::move(*prev));
-      continue;
-    }
+    if (prev[i] && unchanged(*old, *prev[i], files[i])) entries[i] = std::move(*prev[i]);
+    else todo.push_back(i);
+  }
+  std::vector<char> parsed_fresh(files.size(), 0);
+  parallel_for(todo.size(), [&](size_t k) {
+    size_t i = todo[k];
+    const WikiFile& f = files[i];
     auto text = core::try_read_file(f.path);
-    if (!text) continue;
-    std::string sha = core::sha256_hex(*text);
+    if (!text) return;
     CachedFile entry;
     entry.size = f.size;
     entry.mtime_ns = f.mtime_ns;
-    entry.sha = sha;
-    if (prev && prev->sha == sha) {
-      entry.index = std::move(prev->index);
-      dirty = dirty || !unchanged(*old, *prev, f);
+    entry.sha = core::sha256_hex(*text);
+    if (prev[i] && prev[i]->sha == entry.sha) {
+      entry.index = std::move(prev[i]->index);
     } else {
       entry.index = parse_file(f.rel, *text);
-      dirty = true;
+      parsed_fresh[i] = 1;
     }
-    fresh.files.emplace(f.rel, std::move(entry));
+    entries[i] = std::move(entry);
+  });
+  std::string manifest;  // as wiki_fingerprint() builds it
+  for (size_t i = 0; i < files.size(); ++i) {
+    manifest += files[i].rel + " " + (entries[i] ? entries[i]->sha : core::sha256_hex("")) + "\n";
+    if (!entries[i]) continue;
+    bool from_todo = !prev[i] || !unchanged(*old, *prev[i], files[i]);
+    if (from_todo) dirty = true;  // parsed, or the same content under a new size or mtime
+    fresh.files.emplace(files[i].rel, std::move(*entries[i]));
   }
   if (old && old->files.size() != fresh.files.size()) dirty = true;
   if (dirty && !path.empty()) {
@@ -294,6 +341,7 @@ WikiIndex WikiIndex::load(const WikiLocation& wiki) {
   parsed.reserve(fresh.files.size());
   for (auto& [rel, f] : fresh.files) parsed.push_back(std::move(f.index));
   WikiIndex index = assemble_index(root, std::move(parsed));
+  index.set_fingerprint("sha256:" + core::sha256_hex(manifest));
   return index;
 }
 

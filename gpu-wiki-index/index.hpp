@@ -104,6 +104,10 @@ class WikiIndex {
   // Every place a document defines `product` (aliases mapped), in file order.
   std::vector<ProductSite> definitions(const std::string& product) const;
   void set_definitions(std::vector<ProductSite> sites) { m_definitions = std::move(sites); }
+  // wiki_fingerprint() of the files load() read ("" when built otherwise), so a command that
+  // names its wiki does not hash or list it twice.
+  const std::string& fingerprint() const { return m_fingerprint; }
+  void set_fingerprint(std::string fp) { m_fingerprint = std::move(fp); }
 
   // Used by build() and the cache loader.
   WikiIndex(std::filesystem::path root, std::vector<Fact> facts,
@@ -119,6 +123,7 @@ class WikiIndex {
   std::vector<std::pair<std::string, std::string>> m_archs;    // product -> arch
   size_t m_file_count = 0;
   std::vector<ProductSite> m_definitions;
+  std::string m_fingerprint;
   // Lookup tables over m_facts: interned ids, then (key, fact index) pairs sorted by key.
   std::unordered_map<std::string, std::uint32_t> m_product_ids, m_file_ids;
   std::vector<std::pair<std::uint64_t, std::uint32_t>> m_by_key;   // product id, metric id

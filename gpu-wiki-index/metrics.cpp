@@ -1,4 +1,5 @@
 #include "gpu-wiki-index/metrics.hpp"
+#include "gpu-wiki-index/memo.hpp"
 
 #include <algorithm>
 #include <cctype>
@@ -282,7 +283,9 @@ bool is_sparse_metric(const std::string& metric) {
   return metric.size() > 7 && metric.compare(metric.size() - 7, 7, "_sparse") == 0;
 }
 
-std::vector<std::string> metrics_from_text(const std::string& text) {
+namespace {
+
+std::vector<std::string> classify(const std::string& text) {
   std::string l = lower(text);
   // A canonical name written as such ("- hbm_bandwidth_copy: 4.31 TB/s").
   std::string trimmed = l;
@@ -303,6 +306,12 @@ std::vector<std::string> metrics_from_text(const std::string& text) {
   auto other = other_metric(t);
   if (other) return {*other};
   return {};
+}
+
+}  // namespace
+
+std::vector<std::string> metrics_from_text(const std::string& text) {
+  return memoized<std::vector<std::string>>(text, [](std::string_view t) { return classify(std::string(t)); });
 }
 
 std::optional<std::string> metric_from_text(const std::string& text, const std::string& prefer) {

@@ -7,6 +7,7 @@
 #include <regex>
 
 #include "core/strings.hpp"
+#include "gpu-wiki-index/memo.hpp"
 #include "gpu-wiki-index/metrics.hpp"
 #include "gpu-wiki-index/units.hpp"
 
@@ -83,7 +84,9 @@ std::optional<ProductDecl> product_heading(std::string_view heading) {
   return ProductDecl{name, arch};
 }
 
-bool product_like(std::string_view cell) {
+namespace {
+
+bool looks_like_product(std::string_view cell) {
   std::string s = canonical_product_name(cell);
   size_t paren = s.find('(');
   if (paren != std::string::npos) s = trim(s.substr(0, paren));
@@ -115,25 +118,53 @@ bool product_like(std::string_view cell) {
   return true;
 }
 
+}  // namespace
+
+bool product_like(std::string_view cell) {
+  return memoized<bool>(cell, [](std::string_view c) { return looks_like_product(c); });
+}
+
 namespace {
 
 // Model tokens ("H100", "MI300X", "B200", "4090") of a text; precisions, memory types and
 // sizes are not models.
-std::vector<std::string> model_tokens(const std::string& text) {
-  static const std::regex re(
-      R"((^|[^A-Za-z0-9])((?:RTX |GTX |RX |RTX PRO )?[A-Z]{0,3})([0-9]{2,4})([A-Z]{0,2})(?=$|[^A-Za-z0-9]))");
+std::vector<std::string> find_model_tokens(const std::string& text) {
+  auto upper = [](char c) { return c >= 'A' && c <= 'Z'; };
+  auto digit = [](char c) { return c >= '0' && c <= '9'; };
+  auto alnum = [&](char c) { return upper(c) || digit(c) || (c >= 'a' && c <= 'z'); };
   std::vector<std::string> out;
-  for (auto it = std::sregex_iterator(text.begin(), text.end(), re); it != std::sregex_iterator(); ++it) {
-    std::string letters = (*it)[2].str();
-    bool bad = false;
-    for (const char* b : {"FP", "BF", "TF", "INT", "HBM", "DDR", "SM", "CU", "NV", "XCD", "GFX", "TB", "GB", "MB",
-                          "KB", "PB", "W", "E", "M", "K", "N", "X", "D", "V", "P", "SXM", "CC", "SIMD"}) {
-      if (letters == b) bad = true;
+  // At a word start: an optional series ("RTX "), up to 3 capitals, 2-4 digits, up to 2 capitals,
+  // then a word end ("H100", "MI300X", "RTX 4090", "B200"; not "HBM3E", "H100s").
+  for (size_t p = 0; p < text.size(); ++p) {
+    if (p > 0 && alnum(text[p - 1])) continue;
+    for (std::string_view series : {"RTX ", "GTX ", "RX ", "RTX PRO ", ""}) {
+      if (text.compare(p, series.size(), series) != 0) continue;
+      size_t l = p + series.size();
+      while (l < text.size() && upper(text[l]) && l - p - series.size() < 4) ++l;
+      size_t d = l;
+      while (d < text.size() && digit(text[d])) ++d;
+      size_t e = d;
+      while (e < text.size() && upper(text[e])) ++e;
+      if (l - p - series.size() > 3 || d - l < 2 || d - l > 4 || e - d > 2 || (e < text.size() && alnum(text[e]))) {
+        continue;
+      }
+      std::string letters = text.substr(p, l - p);
+      bool bad = letters.empty();  // a bare number ("8192", "3350") names no model
+      for (const char* b : {"FP", "BF", "TF", "INT", "HBM", "DDR", "SM", "CU", "NV", "XCD", "GFX", "TB", "GB", "MB",
+                            "KB", "PB", "W", "E", "M", "K", "N", "X", "D", "V", "P", "SXM", "CC", "SIMD"}) {
+        if (letters == b) bad = true;
+      }
+      if (!bad) out.push_back(text.substr(p, e - p));
+      p = e - 1;
+      break;
     }
-    if (letters.empty()) bad = true;  // a bare number ("8192", "3350") names no model
-    if (!bad) out.push_back(letters + (*it)[3].str() + (*it)[4].str());
   }
   return out;
+}
+
+// Product names repeat on every row of a section.
+const std::vector<std::string>& model_tokens(const std::string& text) {
+  return memoized<std::vector<std::string>>(text, [](std::string_view t) { return find_model_tokens(std::string(t)); });
 }
 
 bool has_word(const std::string& text_lower, const std::string& w) {
@@ -149,8 +180,8 @@ bool has_word(const std::string& text_lower, const std::string& w) {
 }  // namespace
 
 bool names_other_product(const std::string& text, const std::string& product) {
-  auto own = model_tokens(product);
-  for (const auto& m : model_tokens(text)) {
+  const std::vector<std::string>& own = model_tokens(product);
+  for (const auto& m : find_model_tokens(text)) {  // texts rarely repeat: not memoized
     if (std::find(own.begin(), own.end(), m) == own.end()) return true;
   }
   std::string t = lower(text), p = lower(product);

@@ -88,6 +88,10 @@ class MarkdownParser {
     bool comment = false, prev_blank = true, code = false;
     for (size_t i = from; i < lines.size(); ++i) {
       std::string& l = lines[i];
+      if (!comment && l.find("<!--") == std::string::npos && l.find("~~") == std::string::npos) {
+        code_block(l, prev_blank, code);  // the common line: nothing inline to strip
+        continue;
+      }
       std::string out;
       for (size_t k = 0; k < l.size();) {
         if (comment) {
@@ -105,16 +109,24 @@ class MarkdownParser {
           out += l[k++];
         }
       }
-      bool blank = trim(out).empty();
-      bool indented = out.rfind("    ", 0) == 0 || out.rfind("\t", 0) == 0;
-      std::string t = trim(out);
-      bool list_item = t.rfind("- ", 0) == 0 || t.rfind("* ", 0) == 0 || t.rfind("+ ", 0) == 0 ||
-                       (!t.empty() && std::isdigit(static_cast<unsigned char>(t[0])) && t.find(". ") != std::string::npos);
-      if (!blank) code = indented && (code || prev_blank) && !list_item;
-      if (code) out.clear();
-      prev_blank = blank;
-      l = out;
+      l = std::move(out);
+      code_block(l, prev_blank, code);
     }
+  }
+
+  // Indented code: 4 spaces or a tab after a blank line (or more code), outside lists; blanked.
+  static void code_block(std::string& l, bool& prev_blank, bool& code) {
+    size_t first = l.find_first_not_of(kWhitespace);
+    bool blank = first == std::string::npos;
+    if (!blank) {
+      bool indented = l.rfind("    ", 0) == 0 || l.rfind("\t", 0) == 0;
+      std::string_view t(l.data() + first, l.size() - first);
+      bool list_item = t.rfind("- ", 0) == 0 || t.rfind("* ", 0) == 0 || t.rfind("+ ", 0) == 0 ||
+                       (std::isdigit(static_cast<unsigned char>(t[0])) && t.find(". ") != std::string_view::npos);
+      code = indented && (code || prev_blank) && !list_item;
+    }
+    if (code) l.clear();
+    prev_blank = blank;
   }
 
   // A line that can be a table row: it has a `|` outside code spans that is not escaped.

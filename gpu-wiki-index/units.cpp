@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "gpu-wiki-index/index.hpp"
+#include "gpu-wiki-index/memo.hpp"
 
 namespace kgo::wiki {
 
@@ -191,6 +192,10 @@ std::string plain_text(std::string_view text) {
       continue;
     }
     if (text[i] == '`') continue;
+    if (text[i] != '\xC2' && text[i] != '\xE2') {  // the common byte: no odd space starts here
+      s += text[i];
+      continue;
+    }
     if (text.compare(i, 2, "\xC2\xA0") == 0) {
       s += ' ';
       ++i;
@@ -259,7 +264,9 @@ bool has_hardware_quantity(std::string_view text) {
   return found;
 }
 
-std::optional<std::string> unit_in_text(std::string_view text) {
+namespace {
+
+std::optional<std::string> find_header_unit(std::string_view text) {
   for (size_t i = 0; i < text.size(); ++i) {
     if (i > 0 && (is_alnum(text[i - 1]) || text[i - 1] == '_')) continue;
     size_t len = 0;
@@ -270,6 +277,12 @@ std::optional<std::string> unit_in_text(std::string_view text) {
     }
   }
   return std::nullopt;
+}
+
+}  // namespace
+
+std::optional<std::string> unit_in_text(std::string_view text) {
+  return memoized<std::optional<std::string>>(text, [](std::string_view t) { return find_header_unit(t); });
 }
 
 std::optional<ParsedValue> parse_value(std::string_view text, std::string* why) {

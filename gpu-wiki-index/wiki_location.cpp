@@ -62,8 +62,9 @@ WikiLocation locate_wiki(const std::optional<fs::path>& explicit_dir) {
   return loc;
 }
 
-WikiIdentity identify_wiki(const WikiLocation& loc) {
-  WikiIdentity id{loc.root.string(), loc.source, loc.embedded, "", wiki_fingerprint(loc.root)};
+WikiIdentity identify_wiki(const WikiLocation& loc, const std::string& fingerprint) {
+  WikiIdentity id{loc.root.string(), loc.source, loc.embedded, "",
+                  fingerprint.empty() ? wiki_fingerprint(loc.root) : fingerprint};
   try {
     if (auto repo = core::GitRepo::containing(loc.root)) id.commit = repo->head().value_or("");
   } catch (const Error&) {

@@ -38,7 +38,8 @@ struct WikiIdentity {
   std::string commit;
   std::string fingerprint;
 };
-WikiIdentity identify_wiki(const WikiLocation& loc);
+// `fingerprint` when the caller has it (WikiIndex::fingerprint()), else computed here.
+WikiIdentity identify_wiki(const WikiLocation& loc, const std::string& fingerprint = "");
 
 // "/path/to/wiki (--wiki; git 1a2b3c4d5e6f; sha256:0a1b2c3d4e5f)".
 std::string describe(const WikiIdentity& id);

@@ -278,7 +278,7 @@ AuditReport audit_workspace(const fs::path& workspace, const std::optional<fs::p
   std::string product = view.index().resolve_product(cfg.platform);
   AuditReport report;
   report.workspace = workspace.string();
-  report.wiki = wiki::identify_wiki(location);
+  report.wiki = wiki::identify_wiki(location, view.index().fingerprint());
   Auditor auditor(view, product);
   std::set<std::string> seen;
   auto add = [&](Finding f, const std::string& commit) {

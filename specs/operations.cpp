@@ -188,7 +188,7 @@ AddResult add_spec(const fs::path& workspace, const std::optional<fs::path>& wik
   }
   save_and_commit(s, "spec: add " + metric + " (" + st.value_text + (st.unit.empty() ? "" : " " + st.unit) +
                          " <- " + r.entry.citation + ")");
-  r.wiki = wiki::identify_wiki(s.location);
+  r.wiki = wiki::identify_wiki(s.location, s.view.index().fingerprint());
   return r;
 }
 
@@ -197,7 +197,7 @@ AutoResult auto_specs(const fs::path& workspace, const std::optional<fs::path>& 
   core::LockedWorkspace guard(workspace);
   Session s = open_session(workspace, wiki_dir);
   AutoResult r;
-  r.wiki = wiki::identify_wiki(s.location);
+  r.wiki = wiki::identify_wiki(s.location, s.view.index().fingerprint());
   std::vector<std::string> needed = {"hbm_bandwidth"};
   std::vector<std::string> dtypes{s.cfg.dtype};
   dtypes.insert(dtypes.end(), extra_dtypes.begin(), extra_dtypes.end());

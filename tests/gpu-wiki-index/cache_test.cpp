@@ -135,6 +135,32 @@ TEST_F(CacheTest, FingerprintFromTheCacheEqualsHashingEveryFile) {
   EXPECT_EQ(wiki_fingerprint(wiki.path()), expected());
 }
 
+// Enough files that load() parses them on several threads: the same facts, products, issues and
+// order as the single-threaded build(), and the fingerprint wiki_fingerprint() computes.
+TEST_F(CacheTest, ParallelLoadEqualsBuildAndFingerprint) {
+  for (int i = 0; i < 150; ++i) {
+    std::string p = "G" + std::to_string(1000 + i) + " SXM";
+    write_old(wiki / ("docs/d" + std::to_string(i % 7) + "/f" + std::to_string(i) + ".md"),
+              "## NVIDIA " + p + " (sm_90, Hopper)\n| Metric | Value |\n|---|---|\n| HBM bandwidth | " +
+                  std::to_string(1 + i) + ".5 TB/s |\n| L2 cache | " + std::to_string(i) + " MB |\n"
+                  "| SM count | 1" + std::to_string(i) + " (H100 PCIe) |\nIt reached " + std::to_string(i) + " TB/s.\n");
+  }
+  WikiIndex loaded = load();
+  WikiIndex built = WikiIndex::build(wiki.path());
+  ASSERT_EQ(loaded.facts().size(), built.facts().size());
+  EXPECT_EQ(loaded.facts().size(), 1u + 2 * 150);
+  for (size_t k = 0; k < built.facts().size(); ++k) {
+    const Fact& a = loaded.facts()[k];
+    const Fact& b = built.facts()[k];
+    EXPECT_EQ(a.file + ":" + std::to_string(a.line) + a.product + a.metric + a.value_text,
+              b.file + ":" + std::to_string(b.line) + b.product + b.metric + b.value_text);
+  }
+  EXPECT_EQ(loaded.products(), built.products());
+  EXPECT_EQ(loaded.check().size(), built.check().size());
+  EXPECT_EQ(loaded.fingerprint(), wiki_fingerprint(wiki.path()));
+  EXPECT_EQ(load().fingerprint(), loaded.fingerprint());  // from the cache, the same
+}
+
 TEST_F(CacheTest, LoadEqualsBuild) {
   write_old(wiki / "README.md", "# W\n## Product aliases\n| Alias | Product |\n|---|---|\n| H100 | H100 SXM |\n");
   write_old(wiki / "docs/x.json",

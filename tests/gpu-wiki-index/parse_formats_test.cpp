@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include "gpu-wiki-index/parse.hpp"
+#include "gpu-wiki-index/parse_common.hpp"
 
 namespace kgo::wiki {
 namespace {
@@ -323,6 +324,25 @@ TEST(ParseFormats, JsonInAnotherSchema) {
   EXPECT_EQ(one(f, "H200", "hbm_bandwidth").line, 4);
   EXPECT_DOUBLE_EQ(one(f, "H200", "memory_capacity").value, 141);
   EXPECT_TRUE(declares(f, "H200"));
+}
+
+}  // namespace
+}  // namespace kgo::wiki
+
+namespace kgo::wiki {
+namespace {
+
+// The model-token reader behind "a line naming another product is not credited to the section's".
+TEST(NamesOtherProduct, ModelTokens) {
+  EXPECT_TRUE(names_other_product("MI300X L1 cache: 32 KB", "H100 SXM"));
+  EXPECT_TRUE(names_other_product("CUDA cores: 14,592 (H100 PCIe)", "H100 SXM"));
+  EXPECT_TRUE(names_other_product("vs the RTX 4090", "H100 SXM"));
+  EXPECT_TRUE(names_other_product("RTX PRO 6000 has 96 GB", "RTX 5090"));
+  EXPECT_TRUE(names_other_product("H200/B200 figures", "H100 SXM"));
+  EXPECT_FALSE(names_other_product("H100 SXM HBM bandwidth 3.35 TB/s", "H100 SXM"));
+  EXPECT_FALSE(names_other_product("HBM3E, FP8, BF16, SM90, 8192 x 4096, GDDR7, H100s", "H100 SXM"));
+  EXPECT_FALSE(names_other_product("sm_90 and gfx942 targets, 3350 GB/s", "MI300X"));
+  EXPECT_FALSE(names_other_product("RTX 4090 boost clock", "RTX 4090"));
 }
 
 }  // namespace
