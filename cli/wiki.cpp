@@ -74,7 +74,8 @@ void run_lookup(const LookupOptions& o, Context& ctx) {
   wiki::WikiLocation loc = wiki::locate_wiki(ctx.wiki);
   wiki::canonical_metric_or_throw(o.metric);  // a bad metric fails before any wiki work
   wiki::WikiIndex index = wiki::WikiIndex::load_product(loc, o.platform);
-  Loaded w{loc, std::move(index), wiki::identify_wiki(loc)};
+  std::string fp = index.fingerprint();
+  Loaded w{loc, std::move(index), wiki::identify_wiki(loc, fp)};
   wiki::LookupResult r = wiki::lookup(w.index, o.platform, o.metric, o.measured);
   nlohmann::json also = nlohmann::json::array();
   for (const auto& f : r.also_stated) also.push_back(wiki::citation(f));

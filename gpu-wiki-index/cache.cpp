@@ -379,8 +379,14 @@ WikiIndex WikiIndex::load_product(const WikiLocation& wiki, const std::string& n
   if (!old || !cache_current(*old, list_wiki_files(root))) return load(wiki);
   std::vector<FileIndex> parsed;
   parsed.reserve(old->files.size());
-  for (auto& [rel, f] : old->files) parsed.push_back(std::move(f.index));
-  return assemble_index(root, std::move(parsed));
+  std::string manifest;  // every file unchanged: the cached hashes are the files' (as wiki_fingerprint)
+  for (auto& [rel, f] : old->files) {
+    manifest += rel + " " + f.sha + "\n";
+    parsed.push_back(std::move(f.index));
+  }
+  WikiIndex index = assemble_index(root, std::move(parsed));
+  index.set_fingerprint("sha256:" + core::sha256_hex(manifest));
+  return index;
 }
 
 std::string wiki_fingerprint(const fs::path& root) {

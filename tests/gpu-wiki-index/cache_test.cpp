@@ -159,6 +159,8 @@ TEST_F(CacheTest, ParallelLoadEqualsBuildAndFingerprint) {
   EXPECT_EQ(loaded.check().size(), built.check().size());
   EXPECT_EQ(loaded.fingerprint(), wiki_fingerprint(wiki.path()));
   EXPECT_EQ(load().fingerprint(), loaded.fingerprint());  // from the cache, the same
+  EXPECT_EQ(WikiIndex::load_product(WikiLocation{wiki.path(), false, "--wiki"}, "G1001").fingerprint(),
+            loaded.fingerprint());
 }
 
 TEST_F(CacheTest, LoadEqualsBuild) {
