@@ -16,6 +16,7 @@ struct CheckOptions {
   harness::CheckWorkspaceOptions opts;
   bool no_record = false;
   bool no_edge_shapes = false;
+  bool detail = false;
   CheckTimeouts timeouts;
 };
 
@@ -29,7 +30,7 @@ void run_check(const CheckOptions& o, Context& ctx) {
   opts.timeout_s = o.timeouts.total_s;
   opts.record = !o.no_record;
   harness::CheckReport r = harness::check_workspace(workspace_dir(ctx), opts);
-  emit(ctx, harness::to_json(r), harness::render_check_text(r));
+  emit(ctx, harness::to_json(r, o.detail), harness::render_check_text(r));
   if (!r.passed()) {
     std::cerr << "kgo: " << harness::verdict_explanation(r) << "\n";
     ctx.exit_code = static_cast<int>(ExitCode::failure);
@@ -53,6 +54,7 @@ void register_check(CLI::App& app, Context& ctx) {
   add_check_timeouts(sub, o->timeouts, "in all");
   sub->add_flag("--no-edge-shapes", o->no_edge_shapes, "Do not add the edge shapes (1, 17, 4097 on the last axis)");
   sub->add_flag("--no-record", o->no_record, "Do not write the result into the memory record");
+  sub->add_flag("--detail", o->detail, "--json: every case, every check and the harness result (default: a summary)");
   add_workspace_option(sub, ctx);
   sub->callback([o, &ctx] { run_check(*o, ctx); });
 }

@@ -121,6 +121,7 @@ const std::vector<Param> k_check_params = {
     {"device", "--device", "string", "cuda, cpu (Triton interpreter) or auto"},
     {"dtype", "--dtype", "string", "Data type (default: the workspace's)"},
     {"no_edge_shapes", "--no-edge-shapes", "boolean", "Skip the edge shapes"},
+    {"detail", "--detail", "boolean", "Every case, every check and the harness result (default: a summary)"},
 };
 const std::vector<Param> k_bench_params = {
     {"size", "--size", "array", "Sizes to time (default: 256x256 1024x1024 4096x4096)"},

@@ -193,22 +193,62 @@ std::string render_check_text(const CheckReport& r) {
   return text;
 }
 
-nlohmann::json to_json(const CheckReport& r) {
-  return {{"verdict", r.verdict},
-          {"message", r.message},
-          {"kernel", r.target.kernel.string()},
-          {"reference", r.target.reference ? nlohmann::json(r.target.reference->string()) : nlohmann::json()},
-          {"kernel_sha256", r.kernel_sha256},
-          {"device", r.target.device},
-          {"dtype", r.target.torch_dtype},
-          {"python", r.target.python.resolved.string()},
-          {"synthesized", r.synthesized},
-          {"seconds", r.seconds},
-          {"recorded", r.recorded_version ? nlohmann::json("v" + std::to_string(*r.recorded_version))
-                                          : nlohmann::json()},
-          {"record_note", r.record_note},
-          {"correctness", correctness_value(r)},
-          {"harness", r.result}};
+namespace {
+
+// At most this many failing cases in the summary; --detail has all of them.
+constexpr size_t k_summary_failures = 5;
+
+nlohmann::json summary_failures(const nlohmann::json& result, int& passed, int& total) {
+  nlohmann::json out = nlohmann::json::array();
+  for (const auto& c : jobj(result, "cases")) {
+    ++total;
+    if (jstr(c, "status") == "PASS") {
+      ++passed;
+      continue;
+    }
+    if (out.size() >= k_summary_failures) continue;
+    nlohmann::json f = {{"shape", c.value("shape", nlohmann::json::array())}, {"trial", c.value("trial", 0)},
+                        {"status", jstr(c, "status")}, {"message", jstr(c, "message")}};
+    for (const char* k : {"rel_err", "max_abs_err", "mismatches", "first_bad_index"}) {
+      if (c.contains(k) && !c[k].is_null()) f[k] = c[k];
+    }
+    out.push_back(f);
+  }
+  return out;
+}
+
+}  // namespace
+
+nlohmann::json to_json(const CheckReport& r, bool detail) {
+  int passed = 0, total = 0;
+  nlohmann::json failures = summary_failures(r.result, passed, total);
+  nlohmann::json c = correctness_value(r);
+  nlohmann::json j = {{"verdict", r.verdict},
+                      {"message", r.message},
+                      {"kernel", r.target.kernel.string()},
+                      {"reference", r.target.reference ? nlohmann::json(r.target.reference->string()) : nlohmann::json()},
+                      {"kernel_sha256", r.kernel_sha256},
+                      {"device", r.target.device},
+                      {"dtype", r.target.torch_dtype},
+                      {"synthesized", r.synthesized},
+                      {"seconds", r.seconds},
+                      {"recorded", r.recorded_version ? nlohmann::json("v" + std::to_string(*r.recorded_version))
+                                                      : nlohmann::json()},
+                      {"record_note", r.record_note},
+                      {"cases", {{"total", total}, {"passed", passed}, {"failed", total - passed}}},
+                      {"rel_err", c["rel_err"]},
+                      {"max_abs_err", c["max_abs_err"]},
+                      {"threshold", c["threshold"]},
+                      {"failures", failures},
+                      {"culprit", r.result.value("culprit", nlohmann::json())}};
+  if (!detail) {
+    j["detail"] = "--detail adds every case, every check and the harness result";
+    return j;
+  }
+  j["python"] = r.target.python.resolved.string();
+  j["correctness"] = std::move(c);
+  j["harness"] = r.result;
+  return j;
 }
 
 std::string verdict_explanation(const CheckReport& r) {

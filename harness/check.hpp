@@ -65,7 +65,9 @@ std::optional<double> max_abs_err(const nlohmann::json& result);
 std::string render_check_text(const CheckReport& report);
 // The markdown table of a check result's cases (empty when there are none).
 std::string render_cases_table(const nlohmann::json& result);
-nlohmann::json to_json(const CheckReport& report);
+// `kgo check --json`: a summary (verdict, key figures, failing cases only) sized for an agent's
+// context; `detail` adds python, every case (correctness) and the harness's whole result.
+nlohmann::json to_json(const CheckReport& report, bool detail = true);
 
 // One line for stderr explaining a non-PASS verdict and what to do.
 std::string verdict_explanation(const CheckReport& report);

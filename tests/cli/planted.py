@@ -49,6 +49,8 @@ def has_gpu():
 CPU = ["--device", "cpu", "--shape", "8x33", "--no-edge-shapes"]
 
 
-def check(ws, *extra, **kw):
+def check(ws, *extra, detail=True, **kw):
+    """`kgo check` on CPU; under --json with --detail (every case and the harness result) unless detail=False."""
     trials = [] if "--trials" in extra else ["--trials", "1"]
-    return run_kgo("check", "--workspace", ws, *CPU, *trials, *extra, **kw)
+    more = ["--detail"] if detail and "--json" in extra else []
+    return run_kgo("check", "--workspace", ws, *CPU, *trials, *extra, *more, **kw)

@@ -75,6 +75,29 @@ def test_wrong_kernel_fails_and_is_never_recorded_as_pass(workspace):
     assert rec["correctness"]["stamp"]["kernel_sha256"] == sha256(workspace / "kernel.py")
 
 
+def test_json_default_is_a_summary_with_failures_only(workspace):
+    """`check --json` is sized for an agent: verdict, key figures, failing cases only; --detail has everything."""
+    r = check(workspace, "--json", "--trials", "2", "--no-record", detail=False)
+    assert r.rc == 0, r.err
+    j = r.json()
+    validate(j, "cli/check.schema.json")
+    assert j["verdict"] == "PASS" and j["cases"] == {"total": 2, "passed": 2, "failed": 0} and j["failures"] == []
+    assert "harness" not in j and "correctness" not in j and "--detail" in j["detail"]
+    assert 0 <= j["rel_err"] <= j["threshold"]
+    full = check(workspace, "--json", "--trials", "2", "--no-record").json()
+    validate(full, "cli/check.schema.json")
+    assert len(full["harness"]["cases"]) == 2 and full["cases"] == j["cases"]
+    assert len(r.out) * 3 < len(full.__repr__())
+    (workspace / "kernel.py").write_text(wrong())
+    r = check(workspace, "--json", "--trials", "2", "--no-record", detail=False)
+    assert r.rc == 1
+    j = r.json()
+    validate(j, "cli/check.schema.json")
+    assert j["verdict"] == "FAIL" and j["cases"]["failed"] == len(j["failures"]) == 2
+    f = j["failures"][0]
+    assert f["status"] == "FAIL" and f["shape"] == [8, 33] and f["mismatches"] > 0 and f["first_bad_index"] is not None
+
+
 @pytest.mark.parametrize("planted, signal_name", [(segfault, "SIGSEGV"), (abort, "SIGABRT")])
 def test_crashing_kernel_is_a_verdict_not_a_kgo_crash(workspace, planted, signal_name):
     (workspace / "kernel.py").write_text(planted())

@@ -17,7 +17,7 @@ def init(tmp_path, name, kernel, *extra):
 
 
 def check(ws, *extra):
-    return run_kgo("check", "--workspace", ws, "--device", "cpu", "--trials", "1", "--json", *extra)
+    return run_kgo("check", "--workspace", ws, "--device", "cpu", "--trials", "1", "--json", "--detail", *extra)
 
 
 def copy_example(tmp_path, name):

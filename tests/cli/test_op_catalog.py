@@ -150,7 +150,7 @@ def op_check(tmp_path, name, source, *extra):
     r = run_kgo("init", name, kernel, "--platform", "H100", "--dir", tmp_path)
     assert r.rc == 0, r.err
     return run_kgo("check", "--workspace", tmp_path / f"kernel_opt_{name}", "--device", "cpu", "--op", name,
-                   "--trials", "3", "--shape", "8x33", "--json", *extra)
+                   "--trials", "3", "--shape", "8x33", "--json", "--detail", *extra)
 
 
 @pytest.mark.parametrize("name, body, wrong", [
