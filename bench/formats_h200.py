@@ -73,7 +73,7 @@ def examples(work):
             log(f"| {name} | init failed: {p.stderr.strip()[:200]} | | | | | |")
             continue
         ws = work / f"kernel_opt_{name.replace('-', '_')}"
-        c, secs = kgo("check", "--workspace", ws, "--json", "--timeout", "600", *run_flags)
+        c, secs = kgo("check", "--workspace", ws, "--json", "--detail", "--timeout", "600", *run_flags)
         cj = save(f"{name}_check", c)
         b, _ = kgo("bench", "--workspace", ws, "--json", "--quiet", *run_flags)
         bj = save(f"{name}_bench", b)
@@ -141,7 +141,7 @@ def side_by_side(work):
             log(f"KernelBench run failed: {kb.stderr.strip()[-600:]}")
             return
         (OUT / f"kb23_kernelbench_{i}.json").write_text(json.dumps(kbj, indent=1))
-        c, secs = kgo("check", "--workspace", ws, "--json", "--timeout", "1200", "--case-timeout", "600",
+        c, secs = kgo("check", "--workspace", ws, "--json", "--detail", "--timeout", "1200", "--case-timeout", "600",
                       "--no-record")
         cj = save(f"kb23_kgo_check_{i}", c)
         ratios.append(secs / kbj["eval_s"])
