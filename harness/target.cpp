@@ -11,6 +11,7 @@
 #include "harness/fields.hpp"
 #include "harness/gpu_info.hpp"
 #include "roofline/catalog.hpp"
+#include "roofline/run.hpp"
 
 namespace kgo::harness {
 
@@ -155,7 +156,9 @@ Target workspace_target(const fs::path& workspace, const core::WorkspaceConfig& 
   t.contract = t.kernel.extension() == ".cu" ? "cuda" : "auto";
   t.contract_spec = contract_spec({opts.contract, opts.dims, {}, {}, {}}, cfg.contract);
   if (t.contract_spec.contains("name")) t.contract = t.contract_spec["name"].get<std::string>();
-  t.op = opts.op ? opts.op : workspace_op(workspace);
+  // A KernelBench problem's shapes are its dims: a catalog op's counts at them would be wrong, so only --op
+  // names one (the harness maps Model.forward itself; kgo roofline reads that mapping).
+  t.op = opts.op ? opts.op : roofline::is_kernelbench(workspace, cfg) ? std::nullopt : workspace_op(workspace);
   if (!t.op && t.contract == "auto") t.op = infer_op(core::read_file(t.kernel));
   t.entry = opts.entry;
   t.dtype = opts.dtype.value_or(cfg.dtype);

@@ -71,6 +71,15 @@ json ceilings_for(const fs::path& workspace, const std::optional<std::string>& o
   return c;
 }
 
+// A size's shape as the catalog counts it: a KernelBench size (the problem's dims) maps to the op's shape the
+// harness reported; any other shape is the catalog shape already.
+static json catalog_shape(const json& result, const json& shape) {
+  for (const auto& m : jobj(jobj(result, "roofline"), "shapes")) {
+    if (m.value("shape", json()) == shape) return m.value("op_shape", shape);
+  }
+  return shape;
+}
+
 Utilization utilization_for(const fs::path& workspace, const BenchReport& r) {
   Utilization u;
   roofline::RooflineOptions o;
@@ -89,6 +98,12 @@ Utilization utilization_for(const fs::path& workspace, const BenchReport& r) {
     }
   } else if (!op.empty()) {
     o.op = op;
+  } else if (const json& kb = jobj(r.result, "roofline"); !kb.empty()) {
+    if (jstr(kb, "op").empty()) {
+      u.why_not = jstr(kb, "message");  // KernelBench, not one catalog op: custom
+      return u;
+    }
+    o.op = jstr(kb, "op");
   } else if (r.target.op) {
     o.op = r.target.op;
   } else {
@@ -100,7 +115,7 @@ Utilization utilization_for(const fs::path& workspace, const BenchReport& r) {
   for (const auto& s : jobj(r.result, "sizes")) {
     auto median = jnum(s, "median_us");
     if (!median || *median <= 0) continue;
-    o.shapes.push_back(shape_label(s.value("shape", json::array())));
+    o.shapes.push_back(shape_label(catalog_shape(r.result, s.value("shape", json::array()))));
     o.time_us.push_back(*median);
   }
   if (o.shapes.empty()) {

@@ -11,6 +11,7 @@
 #include "core/json_schema.hpp"
 #include "core/txn_ops.hpp"
 #include "core/markdown.hpp"
+#include "core/memory.hpp"
 #include "core/resources.hpp"
 #include "core/workspace.hpp"
 #include "roofline/cases.hpp"
@@ -135,6 +136,42 @@ std::vector<std::optional<MeasuredTime>> times_from_memory(const fs::path& works
   return out;
 }
 
+bool is_kernelbench(const fs::path& workspace, const core::WorkspaceConfig& config) {
+  if (config.contract.is_object() && config.contract.value("name", "") == "kernelbench") return true;
+  auto kernel = core::try_read_file(workspace / config.kernel_file);
+  return kernel && kernel->find("class ModelNew") != std::string::npos;
+}
+
+// A KernelBench workspace (kernel ModelNew) is counted as the catalog op its newest check mapped Model.forward
+// to (correctness.details.roofline, from the harness); a problem that is not one catalog op is refused as custom.
+static bool kernelbench_defaults(const fs::path& workspace, const core::WorkspaceConfig& cfg, RooflineOptions& o) {
+  if (!is_kernelbench(workspace, cfg)) return false;
+  std::vector<int> versions = core::record_versions(workspace);
+  for (auto it = versions.rbegin(); it != versions.rend(); ++it) {
+    nlohmann::json rec = core::read_record(workspace, *it);
+    const nlohmann::json* roof = core::find_path(rec, "correctness.details.roofline");
+    if (!roof || !roof->is_object()) continue;
+    if (!roof->contains("op") || !(*roof)["op"].is_string()) {
+      throw Error(roof->value("message", "custom: this problem is not in kgo's op catalog; give --flops EXPR "
+                                         "--bytes EXPR to kgo roofline"),
+                  ExitCode::usage);
+    }
+    o.op = (*roof)["op"].get<std::string>();
+    if (!o.shapes.empty()) return true;  // --shape given: catalog shapes already
+    for (const auto& s : roof->value("shapes", nlohmann::json::array())) {
+      std::string label = core::shape_to_string(s.value("op_shape", std::vector<long long>{}));
+      if (std::find(o.shapes.begin(), o.shapes.end(), label) == o.shapes.end()) {
+        o.shapes.push_back(label);
+      }
+    }
+    return true;
+  }
+  throw Error("this KernelBench workspace has no check yet, so kgo does not know whether Model.forward is one "
+              "catalog op: run kgo check (it maps the problem or says it is custom), or give --flops EXPR "
+              "--bytes EXPR to kgo roofline",
+              ExitCode::usage);
+}
+
 // Without --op or --flops/--bytes, the workspace's committed analysis says what to analyze (its op or
 // custom expressions, shapes and dtype); failing that, a workspace named after a catalog op uses it.
 RooflineOptions with_workspace_defaults(const fs::path& workspace, const core::WorkspaceConfig& cfg,
@@ -163,6 +200,7 @@ RooflineOptions with_workspace_defaults(const fs::path& workspace, const core::W
     if (!o.dtype && prev.contains("dtype")) o.dtype = prev["dtype"].get<std::string>();
     return o;
   }
+  if (kernelbench_defaults(workspace, cfg, o)) return o;
   if (lookup_op(cfg.name)) o.op = cfg.name;
   return o;
 }

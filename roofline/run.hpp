@@ -12,6 +12,10 @@
 
 #include "roofline/analysis.hpp"
 
+namespace kgo::core {
+struct WorkspaceConfig;
+}
+
 namespace kgo::roofline {
 
 struct RooflineOptions {
@@ -47,5 +51,9 @@ RooflineRun run_roofline(const std::filesystem::path& workspace, const RooflineO
 std::vector<std::optional<MeasuredTime>> times_from_memory(const std::filesystem::path& workspace,
                                                            const std::string& version,
                                                            const std::vector<Case>& cases);
+
+// True for a KernelBench workspace (--contract kernelbench, or a kernel file defining class ModelNew): its
+// shapes are the problem's named dims, not a catalog op's shape.
+bool is_kernelbench(const std::filesystem::path& workspace, const core::WorkspaceConfig& config);
 
 }  // namespace kgo::roofline

@@ -230,3 +230,48 @@ def test_contract_names_agree(tmp_path):
     ws_enum = workspace["properties"]["contract"]["properties"]["name"]["enum"]
     assert set(request) == set(ws_enum) == kgo_names
     assert kgo_names - {"auto"} <= set(result)  # a result names the contract used, never auto
+
+
+DATA = SOURCE_DIR / "tests" / "data" / "kernelbench"
+
+
+def roofline(ws, *extra):
+    return run_kgo("roofline", "--workspace", ws, *extra)
+
+
+def test_kernelbench_roofline_counts_the_catalog_op_the_check_mapped(tmp_path):
+    ws = init(tmp_path, "kb", EX / "kernelbench" / "model_new.py", "--reference", EX / "kernelbench" / "problem.py")
+    assert run_kgo("spec", "auto", "--workspace", ws).rc == 0
+    r = roofline(ws)
+    assert r.rc == 3 and "run kgo check" in r.err and "--flops EXPR --bytes EXPR" in r.err  # nothing mapped yet
+    r = check(ws, "--dim", "batch=8", "--dim", "features=100")
+    assert r.rc == 0, r.err
+    roof = r.json()["harness"]["roofline"]
+    assert roof == {"op": "softmax", "shapes": [{"shape": [8, 100], "op_shape": [8, 100]}], "message": None}
+    text = run_kgo("check", "--workspace", ws, "--device", "cpu", "--trials", "1", "--dim", "batch=8",
+                   "--dim", "features=100")
+    assert "catalog op softmax" in text.out and "--op softmax --shape 8x100" in text.out
+    r = roofline(ws, "--json")
+    assert r.rc == 0, r.err
+    doc = json.loads((ws / "roofline.json").read_text())
+    assert doc["op"] == "softmax" and [s["shape"] for s in doc["shapes"]] == [[8, 100]]
+    assert doc["shapes"][0]["flops"] == 5 * 800 and doc["shapes"][0]["bytes"] == 2 * 800 * 4
+
+
+def test_kernelbench_problem_outside_the_catalog_is_custom(tmp_path):
+    ws = init(tmp_path, "conv", DATA / "conv2d_model_new.py", "--reference", DATA / "conv2d_problem.py")
+    assert run_kgo("spec", "auto", "--workspace", ws).rc == 0
+    r = check(ws)
+    custom = "custom: this problem is not in kgo's op catalog"
+    roof = r.json()["harness"]["roofline"]
+    assert roof["op"] is None and roof["message"].startswith(custom)
+    assert "give --flops EXPR --bytes EXPR to kgo roofline" in roof["message"]
+    r = roofline(ws)
+    assert r.rc == 3 and custom in r.err and "--flops EXPR --bytes EXPR" in r.err
+    assert not (ws / "roofline.json").exists()
+    # The way out it names works: a 3x3 valid convolution of 2x3x9x9 into 4 channels.
+    r = roofline(ws, "--flops", "2*N*K*(H-R+1)*(W-R+1)*C*R*R", "--bytes", "(N*C*H*W+K*C*R*R+N*K*(H-R+1)*(W-R+1))*4",
+                 "--var", "N=2", "--var", "C=3", "--var", "H=9", "--var", "W=9", "--var", "K=4", "--var", "R=3")
+    assert r.rc == 0, r.err
+    doc = json.loads((ws / "roofline.json").read_text())
+    assert doc["op"] == "custom" and doc["shapes"][0]["flops"] == 2 * 2 * 4 * 7 * 7 * 3 * 9

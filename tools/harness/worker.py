@@ -183,6 +183,8 @@ def handle(req, emit):
             raise Crash({"status": "CRASH", "message": f"CUDA error: {type(e).__name__}: {e}"[:2000]})
         res.update({"verdict": "FAIL", "message": f"the kernel raised {type(e).__name__}: {e}"[:2000],
                     "error": traceback.format_exc()[-3000:]})
+    if cmd in ("check", "bench") and hasattr(problem.adapter, "roofline"):
+        res["roofline"] = problem.adapter.roofline(problem)   # what kgo roofline can count for this problem
     rewritten = remote.rewritten(res["sources"], remote.sources(req, [x["path"] for x in res["sources"]]))
     if rewritten:
         res.update({"verdict": "REWARD_HACK", "message": rewritten})
