@@ -30,8 +30,10 @@ std::string counts_text(const nlohmann::json& c) {
                      c.value("fail", 0), c.value("timeout", 0), c.value("error", 0), c.value("missing", 0));
 }
 
-void flag_failures(Context& ctx, const nlohmann::json& c) {
-  if (c.value("fail", 0) + c.value("timeout", 0) + c.value("error", 0) > 0) ctx.exit_code = 1;
+// `missing_fails`: after a run that waited for every job, a job without a result died without writing one.
+void flag_failures(Context& ctx, const nlohmann::json& c, bool missing_fails = false) {
+  int bad = c.value("fail", 0) + c.value("timeout", 0) + c.value("error", 0) + (missing_fails ? c.value("missing", 0) : 0);
+  if (bad > 0) ctx.exit_code = 1;
 }
 
 void run(SweepOptions& o, Context& ctx) {
@@ -57,7 +59,7 @@ void run(SweepOptions& o, Context& ctx) {
   nlohmann::json j = sweep::to_json(r);
   j["dir"] = s.dir.string();
   emit(ctx, j, text);
-  if (r.backend == "local" || o.run.wait) flag_failures(ctx, r.counts);
+  if (r.backend == "local" || o.run.wait) flag_failures(ctx, r.counts, /*missing_fails=*/true);
 }
 
 void status(const SweepOptions& o, Context& ctx) {

@@ -251,22 +251,34 @@ def test_slurm_arrays_cancel_resume_collect(kgo, tmp_path, cluster):
     spec = write_spec(tmp_path, name="slurm", steps=["status"], platforms=["H100", "H200"],
                       shapes=["64x128", "128x256", "256x512", "512x1024"], dtypes=["fp32", "fp16", "bf16"])
     d = tmp_path / "s"
-    r = kgo("sweep", "run", spec, "--dir", d, "--backend", "slurm", "--throttle", "1", "--json", env=cluster.env)
-    assert r.rc == 0, r.err
-    out = r.json()
-    validate(out, "cli/sweep-run.schema.json")
-    assert len(out["submitted"]) == 24 and out["slurm_job_id"].isdigit()
-    st = kgo("sweep", "status", d, "--json", env=cluster.env).json()
+    import threading
+    waited = {}  # a run that waits for its array while part of it is cancelled from elsewhere
+    runner = threading.Thread(target=lambda: waited.update(r=kgo(
+        "sweep", "run", spec, "--dir", d, "--backend", "slurm", "--throttle", "1", "--wait", "--json", env=cluster.env)))
+    runner.start()
+    t0 = time.time()
+    while True:
+        assert time.time() - t0 < 120, "the array was never queued"
+        if (d / "sweep.json").exists():
+            st = kgo("sweep", "status", d, "--json", env=cluster.env).json()
+            if sum(st["queue"].values()) >= 1:
+                break
+        time.sleep(0.2)
     validate(st, "cli/sweep-status.schema.json")
-    assert sum(st["queue"].values()) >= 1
     c = kgo("sweep", "cancel", d, "--job", *[str(i) for i in range(16, 24)], "--json", env=cluster.env)
     assert c.rc == 0, c.err
     validate(c.json(), "cli/sweep-cancel.schema.json")
     cancelled = c.json()["slurm_cancelled"]
+    runner.join(300)
+    r = waited["r"]
+    out = r.json()
+    validate(out, "cli/sweep-run.schema.json")
+    assert len(out["submitted"]) == 24 and out["slurm_job_id"].isdigit()
     assert cancelled and all(x.startswith(out["slurm_job_id"] + "_") for x in cancelled)
+    missing = out["counts"]["missing"]
+    assert r.rc == 1 and missing == len(cancelled), (r.rc, out["counts"])  # jobs that never wrote a result fail the run
     st = wait_queue_empty(kgo, d, cluster.env)
-    missing = st["counts"]["missing"]
-    assert missing == len(cancelled) and st["counts"]["ok"] == 24 - missing
+    assert st["counts"]["missing"] == missing and st["counts"]["ok"] == 24 - missing
 
     r = kgo("sweep", "run", spec, "--dir", d, "--backend", "slurm", "--wait", "--json", env=cluster.env)
     assert r.rc == 0, r.err
