@@ -97,7 +97,8 @@ def catalog_call(source):
         return None, "Model.forward returns no single catalog torch call"
     params = {a.arg for a in fwd.args.args[1:]}
     names = [a for a in value.args if isinstance(a, ast.Name)]
-    others = [a for a in value.args if not isinstance(a, (ast.Name, ast.Constant, ast.UnaryOp, ast.Attribute))]
+    others = [a for a in value.args if not isinstance(a, (ast.Name, ast.Constant, ast.UnaryOp)) and not (
+        isinstance(a, ast.Attribute) and isinstance(a.value, ast.Name) and a.value.id == "self")]
     if not names or others or any(a.id not in params for a in names):
         return None, f"torch.{chain[-1]} is applied to something other than forward's inputs"
     op, rule = TORCH_CALLS[chain[-1]]

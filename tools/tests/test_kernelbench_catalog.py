@@ -50,6 +50,8 @@ def test_one_catalog_call_maps(body, op):
     ("torch.softmax(x, dim=x.dim() - 1)", "x"),
     ("torch.max(x, dim=1)", "x"),                       # values and indices
     ("torch.max(x, y)", "x, y"),                         # elementwise max of two tensors
+    ("torch.matmul(A, B.T)", "A, B"),                    # a transposed operand: the shapes are not [M,K] x [K,N]
+    ("torch.matmul(A.T, B)", "A, B"),
 ])
 def test_anything_more_is_custom(body, params):
     call, why = mapped(body, params)
