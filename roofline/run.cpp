@@ -192,9 +192,8 @@ RooflineOptions with_workspace_defaults(const fs::path& workspace, const core::W
     }
     if (o.shapes.empty() && prev.contains("shapes")) {
       for (const auto& s : prev["shapes"]) {
-        std::string t;
-        for (const auto& d : s.value("shape", nlohmann::json::array())) t += (t.empty() ? "" : "x") + d.dump();
-        if (!t.empty()) o.shapes.push_back(t);
+        auto shape = s.value("shape", std::vector<long long>{});
+        if (!shape.empty()) o.shapes.push_back(core::shape_to_string(shape));
       }
     }
     if (!o.dtype && prev.contains("dtype")) o.dtype = prev["dtype"].get<std::string>();
