@@ -2,23 +2,11 @@
 #include <memory>
 
 #include "cli/commands.hpp"
-#include "core/init.hpp"
-#include "core/error.hpp"
-#include "gpu-wiki-index/platform.hpp"
-#include "harness/target.hpp"
+#include "harness/init.hpp"
 
 namespace kgo::cli {
 
 namespace {
-
-struct InitOptions {
-  core::InitRequest req;
-  std::string platform;
-  std::string kernel;
-  std::optional<std::string> reference, dir, wiki;
-  harness::ContractFlags contract;
-  bool framework_given = false;
-};
 
 constexpr const char* k_contracts_help = R"(
 Kernel contracts (detected from the files; --contract NAME overrides; tools/harness/PROTOCOL.md):
@@ -35,67 +23,44 @@ Kernel contracts (detected from the files; --contract NAME overrides; tools/harn
   tritonbench    kernel.py class Operator(BenchmarkOperator): the --entry benchmark method against the
                  baseline=True one, on get_input_iter()'s inputs (--shape I picks input set I))";
 
-// A .cu kernel is CUDA whatever the default framework says; an explicit other framework is a mistake.
-void infer_framework(InitOptions& o) {
-  bool cu = o.kernel.size() > 3 && (o.kernel.ends_with(".cu") || o.kernel.ends_with(".cuh"));
-  if (!cu) return;
-  if (o.framework_given && o.req.framework != "cuda") {
-    throw Error(o.kernel + " is CUDA source but --framework is " + o.req.framework +
-                    "; drop --framework (a .cu file implies cuda) or pass --framework cuda",
-                ExitCode::usage);
-  }
-  o.req.framework = "cuda";
+nlohmann::json init_json(const harness::InitReport& r) {
+  const core::InitResult& c = r.created;
+  return {{"workspace", c.workspace.string()},
+          {"commit", c.commit},
+          {"config", c.config},
+          {"wiki", wiki::to_json(r.wiki)},
+          {"previous_moved_to", c.previous_moved_to ? nlohmann::json(c.previous_moved_to->string())
+                                                    : nlohmann::json()}};
 }
 
-void run_init(InitOptions o, Context& ctx) {
-  infer_framework(o);
-  core::InitRequest req = o.req;
-  req.contract = harness::contract_spec(o.contract);
-  req.kernel = o.kernel;
-  if (o.reference) req.reference = *o.reference;
-  if (o.dir) req.dir = *o.dir;
-  // Validate what needs no wiki first, so bad input fails fast and names its own problem.
-  core::validate_name(req.name);
-  wiki::WikiLocation loc = wiki::locate_wiki(o.wiki ? std::optional<std::filesystem::path>(*o.wiki)
-                                                    : ctx.wiki);
-  wiki::Platform platform = wiki::resolve_platform(o.platform, loc);
-  wiki::WikiIdentity id = wiki::identify_wiki(loc);
-  core::ResolvedPlatform rp{o.platform, platform.canonical, platform.arch, loc.root.string(), id.fingerprint,
-                            loc.embedded};
-  core::InitResult r = core::init_workspace(req, rp);
-  nlohmann::json j = {{"workspace", r.workspace.string()},
-                      {"commit", r.commit},
-                      {"config", r.config},
-                      {"wiki", wiki::to_json(id)},
-                      {"previous_moved_to", r.previous_moved_to ? nlohmann::json(r.previous_moved_to->string())
-                                                                : nlohmann::json()}};
-  std::string text = "Created workspace " + r.workspace.string() + "\n  platform " +
-                     r.config.platform + " (" + r.config.arch + "), framework " +
-                     r.config.framework + ", dtype " + r.config.dtype + "\n  gpu-wiki: " + wiki::describe(id) +
-                     (r.config.wiki_embedded ? " (embedded default)" : "") +
-                     "\n  first commit " + r.commit.substr(0, 12) + "\n";
-  if (r.previous_moved_to) {
-    text += "  the previous workspace was moved to " + r.previous_moved_to->string() + "\n";
+std::string init_text(const harness::InitReport& r) {
+  const core::InitResult& c = r.created;
+  std::string text = "Created workspace " + c.workspace.string() + "\n  platform " + c.config.platform + " (" +
+                     c.config.arch + "), framework " + c.config.framework + ", dtype " + c.config.dtype +
+                     "\n  gpu-wiki: " + wiki::describe(r.wiki) +
+                     (c.config.wiki_embedded ? " (embedded default)" : "") + "\n  first commit " +
+                     c.commit.substr(0, 12) + "\n";
+  if (c.previous_moved_to) {
+    text += "  the previous workspace was moved to " + c.previous_moved_to->string() + "\n";
   }
-  text += "Next: cd " + r.workspace.string() + " && kgo status\n";
-  emit(ctx, j, text);
+  return text + "Next: cd " + c.workspace.string() + " && kgo status\n";
 }
 
 }  // namespace
 
 void register_init(CLI::App& app, Context& ctx) {
-  auto o = std::make_shared<InitOptions>();
+  auto o = std::make_shared<harness::InitOptions>();
   CLI::App* sub = app.add_subcommand("init", "Create a kernel-optimization workspace (git, README, kgo.json)");
   sub->footer(k_contracts_help);
   sub->add_option("name", o->req.name, "Workspace name ([A-Za-z0-9_.-]); makes <dir>/kernel_opt_<name>")->required();
-  sub->add_option("kernel", o->kernel, "Kernel file to optimize (copied as kernel.py, or kernel.cu for cuda)")->required();
+  sub->add_option("kernel", o->req.kernel, "Kernel file to optimize (copied as kernel.py, or kernel.cu for cuda)")->required();
   sub->add_option("--platform", o->platform, "Target GPU as the wiki names it (H100, H200, MI300X, ...)")->required();
   CLI::Option* framework = sub->add_option("--framework", o->req.framework, "triton|cuda|cutedsl|gluon|flydsl (a .cu kernel implies cuda)")->capture_default_str();
   sub->add_option("--dtype", o->req.dtype, "Data type (fp32, bf16, fp16, fp8, ...)")->capture_default_str();
   sub->add_option("--shape", o->req.shapes, "Problem shape such as 4096x4096 (repeatable)");
-  sub->add_option("--reference", o->reference, "PyTorch reference file (copied as ref.py)");
+  sub->add_option("--reference", o->req.reference, "PyTorch reference file (copied as ref.py)");
   sub->add_option("--wiki", o->wiki, "gpu-wiki folder (default: $KGO_GPU_WIKI, /tmp/gpu-wiki, embedded)");
-  sub->add_option("--dir", o->dir, "Parent directory (default: $KGO_WORKSPACES, else /tmp)");
+  sub->add_option("--dir", o->req.dir, "Parent directory (default: $KGO_WORKSPACES, else /tmp)");
   sub->add_option("--notes", o->req.notes, "Free-text notes for the README");
   sub->add_option("--contract", o->contract.name, "How to read the kernel files (default: detected; see below)");
   sub->add_option("--dim", o->contract.dims, "Named problem dim NAME=VALUE (fmh66, kernelbench, sol-execbench; repeatable)");
@@ -105,7 +70,8 @@ void register_init(CLI::App& app, Context& ctx) {
   sub->add_flag("--force", o->req.force, "Replace an existing workspace (the old one is moved aside, never deleted)");
   sub->callback([o, framework, &ctx] {
     o->framework_given = framework->count() > 0;
-    run_init(*o, ctx);
+    harness::InitReport r = harness::init_workspace(*o, ctx.wiki);
+    emit(ctx, init_json(r), init_text(r));
   });
 }
 
