@@ -3,20 +3,28 @@
 # one's output as $OUT/<phase>.tar.gz (the device tool returns at most 8 files, two folders deep).
 # Usage (repo root, on the GPU machine, with .device-carry/ from scripts/device-pack.sh):
 #   OUT=$OUT bench/h200_phases.sh judge:300 sweep:240
-# Phases: judge, sweep, learning, formats. Each line of $OUT/phases.txt: phase, exit status, seconds.
+# Phases: judge (honest, cheats and cycle), honest, cheats, cycle (one judge phase each), sweep (one GPU),
+# sweep2 (every GPU against one: bench/sweep_multi_gpu.sh), learning, formats, wiki (cold index, old kgo from
+# KGO_OLD when set). Each line of $OUT/phases.txt: phase, exit status, seconds.
+# Two lanes on a two-GPU machine: CUDA_VISIBLE_DEVICES=0 OUT=$OUT/a bench/h200_phases.sh ... &
+#                                 CUDA_VISIBLE_DEVICES=1 OUT=$OUT/b bench/h200_phases.sh ... & wait
 set -uo pipefail
 cd "$(dirname "$0")/.."
 export KGO=$(realpath .device-carry/kgo) KGO_BIN=$(realpath .device-carry/kgo) KGO_NEW=$(realpath .device-carry/kgo)
 export KGO_DATA_DIR=$PWD PYTHONUNBUFFERED=1
 OUT=${OUT:?set OUT}
-W=/tmp/h200_phases; rm -rf "$W"; mkdir -p "$W"
+mkdir -p "$OUT"
+W=/tmp/h200_phases.${CUDA_VISIBLE_DEVICES:-all}; rm -rf "$W"; mkdir -p "$W"
 { date -u; nvidia-smi --query-gpu=name,uuid,driver_version,clocks.sm,clocks.mem --format=csv; "$KGO" --version; } > "$OUT/machine.txt" 2>&1
 cat "$OUT/machine.txt"
 for item in "$@"; do
   phase=${item%%:*}; limit=${item##*:}; dir="$W/$phase"; mkdir -p "$dir"; t0=$SECONDS
   echo "=== $phase (limit ${limit}s) $(date -u +%H:%M:%S)"
   case $phase in
-    judge)    JUDGE_QUICK=${JUDGE_QUICK:-} timeout "$limit" bench/judge_h200.sh "$dir" ;;
+    judge)    timeout "$limit" bench/judge_h200.sh "$dir" ;;
+    honest|cheats|cycle) timeout "$limit" bench/judge_h200.sh "$dir" "$phase" ;;
+    sweep2)   OUT=$dir timeout "$limit" bench/sweep_multi_gpu.sh ;;
+    wiki)     timeout "$limit" bench/wiki_cold_index_device.sh "$dir" ;;
     sweep)    GPUS=0 OUT=$dir timeout "$limit" bench/sweep_h200.sh ;;
     learning) OUT=$dir timeout "$limit" bench/learning_session_h200.sh ;;
     formats)  OUT=$dir timeout "$limit" python3 bench/formats_h200.py ;;

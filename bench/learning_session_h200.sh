@@ -61,12 +61,16 @@ run "$KGO" iterate accept v0 --workspace "$W"
 best=$(latency v0); best_v=v0; accepted=0; rejected=0
 
 # candidate: action file-or-edit change-description
+# Whole-file variants first, then one-line tunings of v3_coalesced (the best whole-file variant on the H200 so
+# far); a tuning whose text is absent from the current kernel (its base was rejected) is skipped, said so.
 CANDIDATES=(
-  "row_packing|$T/v3_coalesced.py|pack [ROWS, BLOCK] row tiles per program so narrow rows fill a CTA"
   "online_tiling|$T/v2_tiling.py|process rows in BLOCK tiles with an online max/sum instead of one register row"
+  "row_packing|$T/v3_coalesced.py|pack [ROWS, BLOCK] row tiles per program so narrow rows fill a CTA"
   "persistent_long_rows|$T/v4_optimized.py|persistent row tiles plus a tiled path for rows over the register limit"
-  "more_warps_wide_rows|sed:s/warps = 16 if block >= 16384 else 8 if block >= 8192 else 4/warps = 16 if block >= 8192 else 8 if block >= 2048 else 4/|more warps per program for rows of 2K-8K columns"
-  "rows_per_program|sed:s#2048 // block#4096 // block#|twice the rows per program for narrow rows"
+  "more_warps_wide_rows|sed:s/warps = 8 if block \* rows >= 4096 else 4/warps = 16 if block >= 16384 else 8 if block * rows >= 4096 else 4/|16 warps for rows of 16K+ columns, halving each thread's registers"
+  "rows_per_program|sed:s#min(4096 // block#min(8192 // block#|twice the rows per program for narrow rows"
+  "exp2_scaling|sed:s#e = tl.exp(x - m\[:, None\])#e = tl.exp2((x - m[:, None]) * 1.4426950408889634)#|exp2 on log2(e)-scaled inputs instead of exp"
+  "reciprocal_scale|sed:s#e / tl.sum(e, axis=1)\[:, None\]#e * (1.0 / tl.sum(e, axis=1))[:, None]#|one reciprocal per row and a multiply instead of a divide per element"
 )
 n=0
 for c in "${CANDIDATES[@]}"; do

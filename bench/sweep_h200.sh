@@ -9,7 +9,7 @@ cd "$(dirname "$0")/.."
 REPO=$(pwd)
 KGO=$(realpath "${KGO:-.device-carry/kgo}")
 OUT=${OUT:-/tmp/kgo_sweep_out}
-W=/tmp/kgo_sweep_h200
+W=${SWEEP_WORK:-/tmp/kgo_sweep_h200}
 rm -rf "$W"
 mkdir -p "$W" "$OUT"
 export KGO_DATA_DIR=${KGO_DATA_DIR:-$REPO}
@@ -59,6 +59,8 @@ for g in sorted({s[2] for s in spans}):
     overlap = any(a[1] > b[0] for a, b in zip(mine, mine[1:]))
     print(f"CUDA_VISIBLE_DEVICES={g}: {len(mine)} jobs, overlapping on this GPU: {overlap}")
 print("GPU UUIDs:", sorted({(r["provenance"]["gpu"] or {}).get("uuid", "none") for r in rs}))
+seen = [(r["provenance"].get("device_uuid"), (r["provenance"]["gpu"] or {}).get("uuid")) for r in rs]
+print(f"harness ran on the pinned GPU: {sum(a == b and a is not None for a, b in seen)}/{len(seen)} jobs")
 print("statuses:", sorted({r["status"] for r in rs}))
 PY
 cat "$OUT/sweep.md"

@@ -248,6 +248,7 @@ nlohmann::json to_json(const CheckReport& r, bool detail) {
                       {"reference", r.target.reference ? nlohmann::json(r.target.reference->string()) : nlohmann::json()},
                       {"kernel_sha256", r.kernel_sha256},
                       {"device", r.target.device},
+                      {"gpu_uuid", jobj(r.result, "environment").value("gpu_uuid", nlohmann::json())},
                       {"dtype", r.target.torch_dtype},
                       {"synthesized", r.synthesized},
                       {"seconds", r.seconds},

@@ -64,6 +64,28 @@ void summarize(const nlohmann::json& out, nlohmann::json& r) {
   r["speedup_vs_eager"] = num("geomean_speedup_vs_eager");
 }
 
+// The UUID of the GPU the step's harness computed on, from its environment block (null when it did not say).
+nlohmann::json device_uuid(const nlohmann::json& out) {
+  for (const char* path : {"/gpu_uuid", "/harness/environment/gpu_uuid", "/bench/harness/environment/gpu_uuid"}) {
+    auto p = nlohmann::json::json_pointer(path);
+    if (out.is_object() && out.contains(p) && out[p].is_string()) return out[p];
+  }
+  return nullptr;
+}
+
+// A job that computed on another GPU than the one it was pinned to has no trustworthy provenance.
+std::string pin_violation(const nlohmann::json& prov) {
+  const nlohmann::json& gpu = prov["gpu"];
+  const nlohmann::json& seen = prov["device_uuid"];
+  if (!gpu.is_object() || !gpu.contains("uuid") || !gpu["uuid"].is_string() || !seen.is_string()) return "";
+  std::string pinned = gpu["uuid"].get<std::string>();
+  if (pinned.empty() || pinned == seen.get<std::string>()) return "";
+  return fmt::format("the job was pinned to GPU {} (CUDA_VISIBLE_DEVICES={}) but its harness ran on {}; "
+                     "check that nothing in the job's environment overrides CUDA_VISIBLE_DEVICES",
+                     pinned, prov["cuda_visible_devices"].is_string() ? prov["cuda_visible_devices"].get<std::string>() : "",
+                     seen.get<std::string>());
+}
+
 }  // namespace
 
 std::vector<std::string> step_argv(const Job& job, const fs::path& ws) {
@@ -129,6 +151,11 @@ nlohmann::json run_job(const Sweep& s, int id) {
   r["seconds"] = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   r["step_seconds"] = p.seconds;
   r["provenance"] = provenance(ws, !job.wants_gpu());
+  r["provenance"]["device_uuid"] = out.is_discarded() ? nlohmann::json() : device_uuid(out);
+  if (std::string why = pin_violation(r["provenance"]); !why.empty()) {
+    r["status"] = "error";
+    r["error"] = why;
+  }
   fs::create_directories(s.results_dir());
   core::write_file_atomic(s.result_file(id), r.dump(1) + "\n");
   return r;

@@ -105,9 +105,19 @@ def driver_version():
     return out.strip().splitlines()[0] if out.strip() else None
 
 
+def gpu_uuid(torch):
+    """The UUID of the GPU this process computes on, spelled as nvidia-smi does ('GPU-...'); None if unknown."""
+    try:
+        u = torch.cuda.get_device_properties(torch.cuda.current_device()).uuid
+    except Exception:
+        return None
+    text = str(u)
+    return text if text.startswith("GPU-") else "GPU-" + text
+
+
 def environment(device):
     """The short environment block every result carries."""
-    env = {"gpu": None, "driver": None, "cuda": None, "torch": None, "triton": None,
+    env = {"gpu": None, "gpu_uuid": None, "driver": None, "cuda": None, "torch": None, "triton": None,
            "python": platform.python_version(), "interpreter": os.environ.get("TRITON_INTERPRET") == "1"}
     try:
         import torch
@@ -115,6 +125,7 @@ def environment(device):
         env["cuda"] = torch.version.cuda
         if device == "cuda" and torch.cuda.is_available():
             env["gpu"] = torch.cuda.get_device_name()
+            env["gpu_uuid"] = gpu_uuid(torch)
     except Exception:
         pass
     try:
