@@ -15,7 +15,7 @@ namespace {
 struct BaselineCliOptions {
   harness::BaselineOptions opts;
   CheckTimeouts timeouts;
-  bool no_compile = false, quiet = false, no_edge_shapes = false;
+  bool no_compile = false, quiet = false, no_edge_shapes = false, detail = false;
 };
 
 void run_baseline(const BaselineCliOptions& o, Context& ctx) {
@@ -28,7 +28,7 @@ void run_baseline(const BaselineCliOptions& o, Context& ctx) {
   opts.check.edge_shapes = !o.no_edge_shapes;
   std::filesystem::path ws = workspace_dir(ctx);
   harness::BaselineReport r = harness::run_baseline(ws, opts);
-  emit(ctx, harness::to_json(r), harness::render_baseline_text(r));
+  emit(ctx, harness::to_json(r, o.detail), harness::render_baseline_text(r));
   if (!r.committed) {
     std::cerr << "kgo: baseline NOT committed: " << r.refused << "; fix it and run kgo baseline again\n";
     ctx.exit_code = static_cast<int>(ExitCode::failure);
@@ -54,6 +54,7 @@ void register_baseline(CLI::App& app, Context& ctx) {
   sub->add_option("--rtol", o->opts.check.rtol, "Relative tolerance");
   add_check_timeouts(sub, o->timeouts, "in all");
   sub->add_flag("--quiet", o->quiet, "No progress lines on stderr");
+  sub->add_flag("--detail", o->detail, "--json: the check's every case and harness result (default: its summary)");
   add_workspace_option(sub, ctx);
   sub->callback([o, &ctx] { run_baseline(*o, ctx); });
 }

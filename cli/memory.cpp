@@ -3,6 +3,7 @@
 
 #include "cli/commands.hpp"
 #include "cli/options.hpp"
+#include "core/bounded.hpp"
 #include "core/error.hpp"
 #include "core/memory.hpp"
 #include "iterate/lifecycle.hpp"
@@ -18,7 +19,12 @@ struct MemoryOptions {
   std::string version, other, field, value;
   std::vector<std::string> versions, sets;
   bool include_masked = false;
+  bool detail = false;
+  std::size_t limit = core::k_agent_list_limit;
 };
+
+// update and append answer with what changed; the whole record only on --detail.
+const char* k_record_how = "--detail adds the whole record; kgo memory read vN --field PATH reads one field";
 
 std::string value_text(const json& v) { return v.is_string() ? v.get<std::string>() : v.dump(2); }
 
@@ -30,26 +36,38 @@ void run_read(const MemoryOptions& o, Context& ctx) {
   } else {
     for (int n : core::record_versions(ws)) versions.push_back(n);
   }
-  json rows = json::array();
-  std::string text;
+  std::vector<std::pair<json, std::string>> rows;  // the JSON row and its text
   for (int n : versions) {
     json rec = core::read_record(ws, n, o.include_masked || o.version.empty());
     if (o.version.empty() && rec.value("masked", false) && !o.include_masked) continue;
     json row = {{"version", core::version_name(n)}, {"masked", rec.value("masked", false)}};
+    std::string text;
     if (!o.field.empty()) {
       const json* v = core::find_path(rec, o.field);
       if (!v && !o.version.empty()) {
         throw Error(core::version_name(n) + " has no field '" + o.field + "'", ExitCode::usage);
       }
       row["value"] = v ? *v : json();
-      text += (o.version.empty() ? core::version_name(n) + ": " : "") + (v ? value_text(*v) : "(absent)") + "\n";
+      text = (o.version.empty() ? core::version_name(n) + ": " : "") + (v ? value_text(*v) : "(absent)") + "\n";
     } else {
       row["record"] = rec;
-      text += rec.dump(2) + "\n";
+      text = rec.dump(2) + "\n";
     }
-    rows.push_back(row);
+    rows.emplace_back(std::move(row), std::move(text));
   }
-  emit(ctx, {{"verb", "read"}, {"field", o.field.empty() ? json() : json(o.field)}, {"records", rows}}, text);
+  core::LeftOut left;
+  left.cut("older records", rows, o.limit, true);
+  json list = json::array();
+  std::string text;
+  for (auto& [row, t] : rows) {
+    list.push_back(std::move(row));
+    text += t;
+  }
+  json j = {{"verb", "read"}, {"field", o.field.empty() ? json() : json(o.field)}, {"records", list}};
+  const char* how = "--limit N reads the newest N (0: all), or name one version";
+  left.annotate(j, how);
+  if (!left.empty()) text += left.note(how) + "\n";
+  emit(ctx, j, text);
 }
 
 void run_update(const MemoryOptions& o, Context& ctx) {
@@ -66,8 +84,10 @@ void run_update(const MemoryOptions& o, Context& ctx) {
     paths.push_back(s.substr(0, eq));
   }
   json rec = core::update_record(ws, n, sets);
-  emit(ctx, {{"verb", "update"}, {"version", core::version_name(n)}, {"updated", paths}, {"record", rec}},
-       "Updated " + core::version_name(n) + ": " + paths.dump() + "\n");
+  json j = {{"verb", "update"}, {"version", core::version_name(n)}, {"updated", paths}};
+  if (o.detail) j["record"] = rec;
+  else j["detail"] = k_record_how;
+  emit(ctx, j, "Updated " + core::version_name(n) + ": " + paths.dump() + "\n");
 }
 
 void run_append(const MemoryOptions& o, Context& ctx) {
@@ -75,8 +95,10 @@ void run_append(const MemoryOptions& o, Context& ctx) {
   int n = core::parse_version(o.version);
   json rec = core::append_to_record(ws, n, o.field, o.value);
   size_t length = core::find_path(rec, o.field)->size();
-  emit(ctx, {{"verb", "append"}, {"version", core::version_name(n)}, {"field", o.field}, {"length", length}, {"record", rec}},
-       "Appended to " + core::version_name(n) + " " + o.field + " (now " + std::to_string(length) + " entries)\n");
+  json j = {{"verb", "append"}, {"version", core::version_name(n)}, {"field", o.field}, {"length", length}};
+  if (o.detail) j["record"] = rec;
+  else j["detail"] = k_record_how;
+  emit(ctx, j, "Appended to " + core::version_name(n) + " " + o.field + " (now " + std::to_string(length) + " entries)\n");
 }
 
 void run_mask(const MemoryOptions& o, Context& ctx, bool masked) {
@@ -133,17 +155,20 @@ void register_memory(CLI::App& app, Context& ctx) {
   read->add_option("version", o->version, "v<N> (default: all unmasked records)");
   read->add_option("--field", o->field, "Dotted field path, e.g. performance.latency_us");
   masked_flag(read, "Read masked records too (an error otherwise)");
+  read->add_option("--limit", o->limit, "Without a version: the newest N records (0: all)")->capture_default_str();
   read->callback([o, &ctx] { run_read(*o, ctx); });
 
   CLI::App* update = leaf("update", "Set fields: --set a.b=value (null, true/false, numbers and JSON are typed)");
   update->add_option("version", o->version, "v<N>")->required();
   update->add_option("--set", o->sets, "field.path=value (repeatable)")->required();
+  update->add_flag("--detail", o->detail, "--json: the whole record after the update (default: the updated paths)");
   update->callback([o, &ctx] { run_update(*o, ctx); });
 
   CLI::App* append = leaf("append", "Append a JSON value to a list field, e.g. pitfalls_and_fixes '{...}'");
   append->add_option("version", o->version, "v<N>")->required();
   append->add_option("field", o->field, "List field: pitfalls_and_fixes, search_log, references, ...")->required();
   append->add_option("value", o->value, "The entry as JSON")->required();
+  append->add_flag("--detail", o->detail, "--json: the whole record after the append (default: the new length)");
   append->callback([o, &ctx] { run_append(*o, ctx); });
 
   CLI::App* mask = leaf("mask", "Mask records (discarded memory, kept out of planning) and commit; never v0");
@@ -154,14 +179,20 @@ void register_memory(CLI::App& app, Context& ctx) {
   unmask->callback([o, &ctx] { run_mask(*o, ctx, false); });
 
   CLI::App* list = leaf("list", "List every record (masked ones marked) with its time and gate");
+  list->add_option("--limit", o->limit, "The newest N records (0: all)")->capture_default_str();
   list->callback([o, &ctx] {
     auto s = iterate::summarize(workspace_dir(ctx), true);
+    core::LeftOut left;
+    left.cut("older records", s.rows, o->limit, true);
     json rows = json::array();
     for (const auto& r : s.rows) {
       rows.push_back({{"version", r.version}, {"masked", r.masked}, {"timestamp", r.timestamp}, {"gate", r.gate},
                       {"path", "memory/" + r.version + ".json"}});
     }
-    emit(ctx, {{"verb", "list"}, {"records", rows}}, iterate::render_list(s));
+    json j = {{"verb", "list"}, {"records", rows}};
+    const char* how = "--limit N lists the newest N (0: all)";
+    left.annotate(j, how);
+    emit(ctx, j, iterate::render_list(s) + (left.empty() ? "" : left.note(how) + "\n"));
   });
 
   CLI::App* summary = leaf("summary", "Table of the unmasked records: gate, latency, TFLOP/s, GB/s, action, commit");

@@ -4,6 +4,7 @@
 #include <set>
 
 #include "cli/commands.hpp"
+#include "core/bounded.hpp"
 #include "core/error.hpp"
 #include "gpu-wiki-index/lookup.hpp"
 #include "gpu-wiki-index/metrics.hpp"
@@ -16,6 +17,12 @@ struct LookupOptions {
   std::string platform;
   std::string metric;
   bool measured = false;
+};
+
+struct IndexOptions {
+  std::string platform, metric, kind;
+  std::size_t limit = core::k_agent_list_limit;
+  bool detail = false;
 };
 
 struct Loaded {
@@ -124,16 +131,39 @@ void run_check(Context& ctx) {
   if (!issues.empty()) ctx.exit_code = static_cast<int>(ExitCode::failure);
 }
 
-void run_index(Context& ctx) {
-  Loaded w = load(ctx);
+// The facts matching the filters, at most o.limit of them (all on --detail), in wiki order.
+void run_index(const IndexOptions& o, Context& ctx) {
+  std::string metric = o.metric.empty() ? "" : wiki::canonical_metric_or_throw(o.metric);
+  if (!o.kind.empty() && o.kind != "datasheet" && o.kind != "measured" && o.kind != "notes") {
+    throw Error("unknown fact kind '" + o.kind + "'; choose datasheet, measured or notes", ExitCode::usage);
+  }
+  wiki::WikiLocation loc = wiki::locate_wiki(ctx.wiki);
+  wiki::WikiIndex index = o.platform.empty() ? wiki::WikiIndex::load(loc) : wiki::WikiIndex::load_product(loc, o.platform);
+  std::string fp = index.fingerprint();
+  Loaded w{loc, std::move(index), wiki::identify_wiki(loc, fp)};
+  // load_product may fall back to every product's facts: the product is resolved and kept here.
+  std::string product = o.platform.empty() ? "" : w.index.resolve_product(o.platform);
+  std::vector<const wiki::Fact*> facts;
+  for (const auto& f : w.index.facts()) {
+    if ((product.empty() || f.product == product) && (metric.empty() || f.metric == metric) &&
+        (o.kind.empty() || f.kind == o.kind)) {
+      facts.push_back(&f);
+    }
+  }
+  size_t matched = facts.size();
+  core::LeftOut left;
+  left.cut("facts", facts, o.detail ? 0 : o.limit);
   nlohmann::json list = nlohmann::json::array();
   std::string text;
-  for (const auto& f : w.index.facts()) {
-    list.push_back(wiki::to_json(f));
-    text += f.product + "\t" + f.metric + "\t" + wiki::format_value(f) + (f.measured ? "\tmeasured" : "") +
-            "\t" + wiki::citation(f) + "\t" + f.label + "\n";
+  for (const wiki::Fact* f : facts) {
+    list.push_back(wiki::to_json(*f));
+    text += f->product + "\t" + f->metric + "\t" + wiki::format_value(*f) + (f->measured ? "\tmeasured" : "") +
+            "\t" + wiki::citation(*f) + "\t" + f->label + "\n";
   }
-  emit(ctx, {{"wiki", wiki_json(w.id)}, {"facts", list}}, text + wiki_line(w.id));
+  nlohmann::json j = {{"wiki", wiki_json(w.id)}, {"matched", matched}, {"facts", list}};
+  const char* how = "narrow with --platform, --metric, --kind, or --limit 0 for every match";
+  left.annotate(j, how);
+  emit(ctx, j, text + wiki_line(w.id) + (left.empty() ? "" : left.note(how) + "\n"));
 }
 
 }  // namespace
@@ -161,9 +191,15 @@ void register_wiki(CLI::App& app, Context& ctx) {
   check->add_option("--wiki", ctx.wiki, wiki_help);
   check->callback([&ctx] { run_check(ctx); });
 
-  CLI::App* index = wiki->add_subcommand("index", "Print every fact the wiki states, with its citation");
+  auto io = std::make_shared<IndexOptions>();
+  CLI::App* index = wiki->add_subcommand("index", "Print the facts the wiki states, with their citations (filtered, bounded)");
+  index->add_option("--platform", io->platform, "Only this product (or alias)");
+  index->add_option("--metric", io->metric, "Only this metric (canonical name or free text)");
+  index->add_option("--kind", io->kind, "Only datasheet, measured or notes facts");
+  index->add_option("--limit", io->limit, "At most N facts (0: all)")->capture_default_str();
+  index->add_flag("--detail", io->detail, "Every matching fact (same as --limit 0)");
   index->add_option("--wiki", ctx.wiki, wiki_help);
-  index->callback([&ctx] { run_index(ctx); });
+  index->callback([io, &ctx] { run_index(*io, ctx); });
 }
 
 }  // namespace kgo::cli

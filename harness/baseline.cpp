@@ -244,16 +244,18 @@ std::string render_baseline_text(const BaselineReport& r) {
   return text;
 }
 
-json to_json(const BaselineReport& r) {
-  return {{"committed", r.committed},
+json to_json(const BaselineReport& r, bool detail) {
+  json j = {{"committed", r.committed},
           {"commit", r.committed ? json(r.commit) : json()},
           {"record_commit", r.committed ? json(r.record_commit) : json()},
           {"refused", r.refused},
           {"report", r.report_path.string()},
           {"wiki_paths", r.wiki_paths},
           {"bench_skipped", r.bench_skipped},
-          {"check", to_json(r.check)},
+          {"check", to_json(r.check, detail)},
           {"bench", r.bench ? to_json(*r.bench) : json()}};
+  if (!detail) j["detail"] = "--detail adds every check case and the check's harness result";
+  return j;
 }
 
 }  // namespace kgo::harness

@@ -21,6 +21,14 @@ def test_failed_correctness_commits_nothing_and_says_why(workspace):
     j = r.json()
     validate(j, "cli/baseline.schema.json")
     assert j["committed"] is False and j["commit"] is None and j["refused"].startswith("correctness FAIL")
+    # the check part is check's summary: the failing cases, not the harness result
+    assert "harness" not in j["check"] and j["check"]["failures"] and "--detail" in j["detail"]
+    assert subjects(workspace) == before
+    r = run_kgo("baseline", "--workspace", workspace, *CPU, "--trials", "1", "--quiet", "--json", "--detail")
+    full = r.json()
+    validate(full, "cli/baseline.schema.json")
+    assert full["check"]["harness"]["cases"] and "detail" not in full
+    assert len(r.out) > 2 * len(json.dumps(j, separators=(",", ":")))
     assert subjects(workspace) == before
     assert "NOT COMMITTED" in (workspace / "baseline_report.md").read_text()
     assert record(workspace)["quality_gate"]["result"] == "PENDING"

@@ -55,7 +55,7 @@ def test_record_writes_a_measured_document_the_wiki_indexes(tools, wiki, tmp_pat
     figures = {f["metric"]: f for f in j["figures"]}
     best = max(v["value"] for k, v in figures.items() if k.startswith("hbm_bandwidth_"))
     assert figures["hbm_bandwidth"]["value"] == best
-    facts = json.loads(run_kgo("wiki", "index", "--wiki", wiki, "--json").out)["facts"]
+    facts = json.loads(run_kgo("wiki", "index", "--wiki", wiki, "--json", "--detail").out)["facts"]
     measured = {f["metric"]: f for f in facts if f["measured"] and f["product"] == "H200"}
     for metric, fig in figures.items():
         assert metric in measured, metric

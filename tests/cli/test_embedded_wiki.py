@@ -253,7 +253,7 @@ def test_kgo_lookup_of_an_unknown_value_fails_instead_of_borrowing(platform, met
 @needs_kgo_wiki
 def test_kgo_indexes_exactly_the_stated_rows():
     """kgo's index holds one fact per stated row, at that row, with that number; none from UNKNOWN."""
-    r = run_kgo("wiki", "index", "--wiki", WIKI, "--json")
+    r = run_kgo("wiki", "index", "--wiki", WIKI, "--json", "--detail")
     assert r.rc == 0, r.err
     data = r.json()
     facts = data["facts"] if isinstance(data, dict) else data

@@ -44,7 +44,7 @@ def test_handshake_and_tool_schemas():
             assert client.protocol_version in ("2025-11-25", "2025-06-18")
             tools = (await client.list_tools()).tools
             names = {t.name for t in tools}
-            for n in ["init", "status", "next", "wiki_lookup", "spec_add", "spec_auto", "roofline", "check", "bench",
+            for n in ["init", "status", "next", "wiki_lookup", "wiki_index", "spec_add", "spec_auto", "roofline", "check", "bench",
                       "profile", "baseline", "plan_new", "propose", "reject", "memory_read", "memory_list",
                       "memory_mask", "memory_unmask", "restart", "audit", "get_overview", "check_gpu_status",
                       "get_triton_syntax", "get_torch_op_info", "get_kernel_template",
@@ -197,4 +197,30 @@ def test_seed_reference_tools_answer_from_kgo_data():
             assert r.is_error and "v4_optimized" in r.structured_content["error"]
             r = await call(client, "get_torch_op_info", {})
             assert r.is_error and "'op' is required" in r.structured_content["error"]
+    run(go())
+
+
+def test_bounded_tools_take_the_cli_bounds(workspace):
+    """status, memory_list and wiki_index through MCP: the CLI's limits and filters, and the note saying
+    what was left out; each answer validated by the client against its outputSchema."""
+    for _ in range(4):
+        assert subprocess.run([KGO_BIN, "memory", "create", "--workspace", str(workspace)], capture_output=True,
+                              env={**os.environ, "KGO_DATA_DIR": str(SOURCE_DIR)}).returncode == 0
+
+    async def go():
+        async with Client(server(workspace=workspace)) as client:
+            s = (await call(client, "status", {"limit": 2, "part": ["records"]})).structured_content
+            assert [r["version"] for r in s["records"]] == ["v2", "v3"] and s["left_out"] == {"records": 2}
+            assert "--limit" in s["detail"] and "config" not in s
+            full = (await call(client, "status", {"detail": True})).structured_content
+            assert len(full["records"]) == 4 and "left_out" not in full
+            lst = (await call(client, "memory_list", {"limit": 1})).structured_content
+            assert [r["version"] for r in lst["records"]] == ["v3"] and lst["left_out"] == {"older records": 3}
+            w = (await call(client, "wiki_index", {"platform": "H100", "metric": "hbm_bandwidth"})).structured_content
+            assert w["matched"] == len(w["facts"]) >= 1
+            assert all(f["product"] == "H100 SXM" and f["metric"] == "hbm_bandwidth" for f in w["facts"])
+            some = (await call(client, "wiki_index", {"limit": 3})).structured_content
+            assert len(some["facts"]) == 3 and some["left_out"] == {"facts": some["matched"] - 3}
+            bad = await call(client, "wiki_index", {"kind": "rumour"})
+            assert bad.is_error and "datasheet, measured or notes" in bad.structured_content["error"]
     run(go())

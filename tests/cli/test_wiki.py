@@ -181,7 +181,7 @@ def test_check_clean_and_conflicting(wk, tmp_path):
 
 
 def test_index_lists_every_fact_on_its_line(wk):
-    r = wk("wiki", "index", "--wiki", FIXTURE_WIKI, "--json")
+    r = wk("wiki", "index", "--wiki", FIXTURE_WIKI, "--json", "--detail")
     assert r.rc == 0, r.err
     validate(r.json(), "cli/wiki-index.schema.json")
     facts = r.json()["facts"]
@@ -190,7 +190,7 @@ def test_index_lists_every_fact_on_its_line(wk):
         assert f["value_text"] in cited_text(FIXTURE_WIKI, f["citation"]), f
     sparse = [f for f in facts if f["value"] == 1978.9 and "bf16" in f["metric"] and f["product"] == "H100 SXM"]
     assert [f["metric"] for f in sparse] == ["bf16_tensor_sparse"]
-    text = wk("wiki", "index", "--wiki", FIXTURE_WIKI)
+    text = wk("wiki", "index", "--wiki", FIXTURE_WIKI, "--limit", "0")
     assert text.rc == 0 and len(text.out.splitlines()) == len(facts) + 1  # and the wiki it read
     assert text.out.splitlines()[-1].startswith("gpu-wiki: ")
 
