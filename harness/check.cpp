@@ -261,6 +261,7 @@ nlohmann::json to_json(const CheckReport& r, bool detail) {
                       {"threshold", c["threshold"]},
                       {"failures", failures},
                       {"culprit", r.result.value("culprit", nlohmann::json())}};
+  if (r.result.contains("roofline") && r.result["roofline"].is_object()) j["roofline"] = r.result["roofline"];
   if (!detail) {
     j["detail"] = "--detail adds every case, every check and the harness result";
     return j;

@@ -158,6 +158,50 @@ Work grouped_norm(const Dims& d, int w, double rows, double channels, int per_el
   return out;
 }
 
+// Pooling over d spatial dims: the shape is NxC, the d input sizes, the d output sizes and the d window sizes,
+// so any stride, padding, dilation or ceil mode is counted by the sizes it produces. Every output reads a window
+// of K elements (`per_window` FLOPs each, window positions in the padding included) plus `per_out` FLOPs.
+WorkFn pool(size_t d, int per_window, int per_out) {
+  return [=](const Dims& s, int w) {
+    if (s.size() != 2 + 3 * d) {
+      throw Error(fmt::format("a {}-D pool needs a shape NxC, then {} input sizes, {} output sizes and {} window "
+                              "sizes ({} dims)", d, d, d, d, 2 + 3 * d),
+                  ExitCode::usage);
+    }
+    double planes = static_cast<double>(s[0]) * static_cast<double>(s[1]);
+    Dims in(s.begin() + 2, s.begin() + 2 + d), out_dims(s.begin() + 2 + d, s.begin() + 2 + 2 * d);
+    Dims window(s.begin() + 2 + 2 * d, s.end());
+    double n_in = planes * product(in), n_out = planes * product(out_dims), k = product(window);
+    Work out;
+    out.steps.push_back(fmt::format("planes = N x C = {}; input {} -> output {}, window {} = {} elements",
+                                    fmt_count(planes), dims_product(in), dims_product(out_dims),
+                                    dims_product(window), fmt_count(k)));
+    out.flops = (per_window * k + per_out) * n_out;
+    out.bytes = (n_in + n_out) * w;
+    out.steps.push_back(per_out ? fmt::format("FLOPs = ({} x K + {}) x outputs = ({} x {} + {}) x {} = {}",
+                                              per_window, per_out, per_window, fmt_count(k), per_out,
+                                              fmt_count(n_out), fmt_count(out.flops))
+                                : fmt::format("FLOPs = {} x K x outputs = {} x {} x {} = {}", per_window,
+                                              per_window, fmt_count(k), fmt_count(n_out), fmt_count(out.flops)));
+    out.steps.push_back(fmt::format("bytes = (inputs {} + outputs {}) x {} B = {}", fmt_count(n_in),
+                                    fmt_count(n_out), w, fmt_count(out.bytes)));
+    return out;
+  };
+}
+
+// A loss over `inputs` full-shape tensors compared row by row along the last dim, reduced to one mean scalar.
+WorkFn row_loss(int inputs, int per_elem, int per_row) {
+  return [=](const Dims& d, int w) {
+    Work out;
+    Rows r = rows_of(d, out);
+    out.flops = per_elem * r.n + per_row * r.rows + 1;
+    out.bytes = (inputs * r.n + 1) * w;
+    out.steps.push_back(fmt::format("FLOPs = {} x N + {} x rows + 1 = {}", per_elem, per_row, fmt_count(out.flops)));
+    out.steps.push_back(fmt::format("bytes = ({} x N + 1) x {} B = {}", inputs, w, fmt_count(out.bytes)));
+    return out;
+  };
+}
+
 void need_rank(const char* op, const Dims& d, size_t lo, size_t hi, const char* shape) {
   if (d.size() < lo || d.size() > hi) throw Error(fmt::format("{} needs a shape {}", op, shape), ExitCode::usage);
 }
@@ -336,6 +380,10 @@ const std::vector<Entry>& entries() {
         "2 x N x width", "one add per element into a zero-initialized running sum (a work-efficient scan); every "
         "prefix is written"},
        rowwise(1, 0, 2, 0, 0)},
+      {{"cumprod", {}, "inclusive prefix product over the last dim", "ROWSxCOLS... (last dim scanned)", "N",
+        "2 x N x width", "one multiply per element into a one-initialized running product (a work-efficient "
+        "scan); every prefix is written"},
+       rowwise(1, 0, 2, 0, 0)},
       {{"cross_entropy", {}, "mean cross-entropy loss over class logits",
         "ROWSxCLASSES (classes = last dim)", "4 x N + 4 x rows + 1",
         "N x width + rows x 8 + width",
@@ -361,6 +409,60 @@ const std::vector<Entry>& entries() {
         "4 x N + 1", "(2 x N + 1) x width",
         "per element: multiply, 1 -, max with 0, sum = 4; one final division by N; scalar loss"},
        loss(4)},
+      {{"cosine_similarity_loss", {"cosine_loss"},
+        "mean(1 - cosine_similarity(p, t)) over rows; similarity along the last dim (eps 1e-8)",
+        "ROWSxCOLS... (similarity along the last dim; p and t both full shape)", "6 x N + 6 x rows + 1",
+        "(2 x N + 1) x width",
+        "per element: p * t, sum, p * p, sum, t * t, sum = 6; per row: multiply the squared norms, max with "
+        "eps^2, sqrt, divide, 1 -, add to the loss = 6; one final division by rows; scalar loss"},
+       row_loss(2, 6, 6)},
+      {{"triplet_margin_loss", {"triplet_loss"},
+        "mean(max(||a - p + eps||_2 - ||a - n + eps||_2 + margin, 0)) over rows (torch's defaults: p = 2, "
+        "eps 1e-6, no swap)",
+        "ROWSxCOLS... (distances along the last dim; anchor, positive and negative all full shape)",
+        "8 x N + 6 x rows + 1", "(3 x N + 1) x width",
+        "per element, for each of the two distances: subtract, + eps, square, sum = 4, so 8; per row: two sqrt, "
+        "subtract, + margin, max with 0, add to the loss = 6; one final division by rows; scalar loss"},
+       row_loss(3, 8, 6)},
+      {{"max_pool1d", {}, "max over each 1-D window of every N x C plane (values only)",
+        "NxCxLxOLxK (input sizes, output sizes, window; stride, padding and dilation are "
+        "in the output sizes)", "K x outputs", "(inputs + outputs) x width",
+        "K = the window's elements; one compare per window element (positions in the padding included: a kernel "
+        "that skips them does fewer); each input read once though windows overlap, each output written once"},
+       pool(1, 1, 0)},
+      {{"max_pool2d", {}, "max over each 2-D window of every N x C plane (values only)",
+        "NxCxHxWxOHxOWxKHxKW (input sizes, output sizes, window; stride, padding and dilation are "
+        "in the output sizes)", "K x outputs", "(inputs + outputs) x width",
+        "K = the window's elements; one compare per window element (positions in the padding included: a kernel "
+        "that skips them does fewer); each input read once though windows overlap, each output written once"},
+       pool(2, 1, 0)},
+      {{"max_pool3d", {}, "max over each 3-D window of every N x C plane (values only)",
+        "NxCxDxHxWxODxOHxOWxKDxKHxKW (input sizes, output sizes, window; stride, padding and dilation are "
+        "in the output sizes)", "K x outputs", "(inputs + outputs) x width",
+        "K = the window's elements; one compare per window element (positions in the padding included: a kernel "
+        "that skips them does fewer); each input read once though windows overlap, each output written once"},
+       pool(3, 1, 0)},
+      {{"avg_pool1d", {}, "mean over each 1-D window of every N x C plane",
+        "NxCxLxOLxK (input sizes, output sizes, window; stride, padding and dilation are "
+        "in the output sizes)", "(K + 1) x outputs", "(inputs + outputs) x width",
+        "K = the window's elements; one add per window element into a zero-initialized sum (padding zeros "
+        "included) and one division per output; each input read once though windows overlap, each output "
+        "written once"},
+       pool(1, 1, 1)},
+      {{"avg_pool2d", {}, "mean over each 2-D window of every N x C plane",
+        "NxCxHxWxOHxOWxKHxKW (input sizes, output sizes, window; stride, padding and dilation are "
+        "in the output sizes)", "(K + 1) x outputs", "(inputs + outputs) x width",
+        "K = the window's elements; one add per window element into a zero-initialized sum (padding zeros "
+        "included) and one division per output; each input read once though windows overlap, each output "
+        "written once"},
+       pool(2, 1, 1)},
+      {{"avg_pool3d", {}, "mean over each 3-D window of every N x C plane",
+        "NxCxDxHxWxODxOHxOWxKDxKHxKW (input sizes, output sizes, window; stride, padding and dilation are "
+        "in the output sizes)", "(K + 1) x outputs", "(inputs + outputs) x width",
+        "K = the window's elements; one add per window element into a zero-initialized sum (padding zeros "
+        "included) and one division per output; each input read once though windows overlap, each output "
+        "written once"},
+       pool(3, 1, 1)},
       {{"matmul", {"gemm", "mm"}, "C[M,N] = A[M,K] x B[K,N]", "MxNxK, or MxN meaning K = N",
         "2 x M x N x K", "(M x K + K x N + M x N) x width",
         "one multiply and one add per multiply-accumulate; A and B read once (perfect on-chip reuse), C "

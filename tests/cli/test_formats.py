@@ -275,3 +275,33 @@ def test_kernelbench_problem_outside_the_catalog_is_custom(tmp_path):
     assert r.rc == 0, r.err
     doc = json.loads((ws / "roofline.json").read_text())
     assert doc["op"] == "custom" and doc["shapes"][0]["flops"] == 2 * 2 * 4 * 7 * 7 * 3 * 9
+
+
+def test_kernelbench_nn_module_form_maps_and_the_summary_says_so(tmp_path):
+    """Model holds an nn.MaxPool2d and forward calls it: the catalog op max_pool2d, in kgo check's --json summary
+    and text, and counted by kgo roofline."""
+    ws = init(tmp_path, "pool", DATA / "maxpool2d_model_new.py", "--reference", DATA / "maxpool2d_problem.py")
+    assert run_kgo("spec", "auto", "--workspace", ws).rc == 0
+    r = run_kgo("check", "--workspace", ws, "--device", "cpu", "--trials", "1", "--json")
+    assert r.rc == 0, r.err
+    j = r.json()
+    validate(j, "cli/check.schema.json")
+    assert "harness" not in j   # the summary, not --detail
+    # 9 x 11 planes, window 3, stride 2, padding 1: (9 + 2 - 3) // 2 + 1 = 5, (11 + 2 - 3) // 2 + 1 = 6
+    assert j["roofline"] == {"op": "max_pool2d", "message": None,
+                             "shapes": [{"shape": [2, 3, 9, 11, 3, 2, 1], "op_shape": [2, 3, 9, 11, 5, 6, 3, 3]}]}
+    text = run_kgo("check", "--workspace", ws, "--device", "cpu", "--trials", "1", "--no-record")
+    assert "catalog op max_pool2d" in text.out and "--op max_pool2d --shape 2x3x9x11x5x6x3x3" in text.out
+    r = roofline(ws, "--json")
+    assert r.rc == 0, r.err
+    shape = json.loads((ws / "roofline.json").read_text())["shapes"][0]
+    # 2 x 3 planes x 5 x 6 outputs, 9 compares each; 2 x 3 x 9 x 11 inputs read and the outputs written in fp32
+    assert shape["flops"] == 9 * 180 and shape["bytes"] == (594 + 180) * 4
+
+
+def test_kernelbench_custom_summary_carries_the_custom_message(tmp_path):
+    ws = init(tmp_path, "conv", DATA / "conv2d_model_new.py", "--reference", DATA / "conv2d_problem.py")
+    r = run_kgo("check", "--workspace", ws, "--device", "cpu", "--trials", "1", "--json", "--no-record")
+    j = r.json()
+    validate(j, "cli/check.schema.json")
+    assert j["roofline"]["op"] is None and "an nn.Conv2d, which is not a catalog op" in j["roofline"]["message"]

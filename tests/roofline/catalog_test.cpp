@@ -47,6 +47,18 @@ std::vector<Expect> hand_computed() {
       {"argmax", {8, 16}, "fp16", 128, 128 * 2 + 8 * 8},
       {"argmin", {100}, "fp32", 100, 100 * 4 + 1 * 8},
       {"cumsum", {8, 16}, "fp32", 128, 2 * 128 * 4},
+      {"cumprod", {8, 16}, "fp32", 128, 2 * 128 * 4},
+      // Pools: N x C planes, input sizes, output sizes, window. 1-D: 8 planes of 10 -> 4, window 3.
+      {"max_pool1d", {4, 2, 10, 4, 3}, "fp16", 3 * 4 * 8, (80 + 32) * 2},
+      {"avg_pool1d", {4, 2, 10, 4, 3}, "fp32", (3 + 1) * 4 * 8, (80 + 32) * 4},
+      // 6 planes of 8x8 -> 7x7 (2x2 window, stride 1): 4 compares per output.
+      {"max_pool2d", {2, 3, 8, 8, 7, 7, 2, 2}, "fp32", 4 * 49 * 6, (6 * 64 + 6 * 49) * 4},
+      // KernelBench level 1 #45: 16 x 64 planes of 2048^2, window 11 = stride -> (2048 - 11) / 11 + 1 = 186.
+      {"avg_pool2d", {16, 64, 2048, 2048, 186, 186, 11, 11}, "fp32", 122.0 * 186 * 186 * 1024,
+       (1024.0 * 2048 * 2048 + 1024.0 * 186 * 186) * 4},
+      // 2 planes of 4^3 -> 2^3 with a 3^3 window (padded): 27 compares per output.
+      {"max_pool3d", {1, 2, 4, 4, 4, 2, 2, 2, 3, 3, 3}, "fp32", 27 * 8 * 2, (128 + 16) * 4},
+      {"avg_pool3d", {2, 1, 4, 4, 4, 2, 2, 2, 2, 2, 2}, "bf16", (8 + 1) * 8 * 2, (128 + 16) * 2},
       // N = 2*3*4*5 = 120, C = 3: per element 4, per channel 2; x, y and four C-vectors.
       {"batch_norm", {2, 3, 4, 5}, "fp32", 4 * 120 + 2 * 3, (2 * 120 + 4 * 3) * 4},
       {"batch_norm", {8, 4}, "fp32", 4 * 32 + 2 * 4, (2 * 32 + 4 * 4) * 4},
@@ -62,6 +74,10 @@ std::vector<Expect> hand_computed() {
       {"huber_loss", {4, 8}, "fp32", 7 * 32 + 1, (2 * 32 + 1) * 4},
       {"kl_div", {4, 8}, "fp32", 4 * 32 + 1, (2 * 32 + 1) * 4},
       {"hinge_loss", {128}, "bf16", 4 * 128 + 1, (2 * 128 + 1) * 2},
+      // 4 rows of 8: 6 per element (dot product and two squared norms), 6 per row, one mean.
+      {"cosine_similarity_loss", {4, 8}, "fp32", 6 * 32 + 6 * 4 + 1, (2 * 32 + 1) * 4},
+      // anchor, positive, negative read: two distances at 4 per element, 6 per row, one mean.
+      {"triplet_margin_loss", {4, 8}, "fp32", 8 * 32 + 6 * 4 + 1, (3 * 32 + 1) * 4},
       // A 256 x 1024, x 1024, y 256.
       {"matvec", {256, 1024}, "fp32", 2.0 * 256 * 1024, (256.0 * 1024 + 1024 + 256) * 4},
       // a 64, B and C 64 x 32.
@@ -170,6 +186,8 @@ TEST(Catalog, RejectsWhatDoesNotFit) {
   EXPECT_EQ(code([&] { op_work(find_op("batch_norm"), {4}, f); }), ExitCode::usage);
   EXPECT_EQ(code([&] { op_work(find_op("matvec"), {4, 8, 2}, f); }), ExitCode::usage);
   EXPECT_EQ(code([&] { op_work(find_op("diag_matmul"), {4}, f); }), ExitCode::usage);
+  EXPECT_EQ(code([&] { op_work(find_op("max_pool2d"), {2, 3, 8, 8}, f); }), ExitCode::usage);
+  EXPECT_EQ(code([&] { op_work(find_op("avg_pool1d"), {2, 3, 8, 7, 2, 1}, f); }), ExitCode::usage);
 }
 
 TEST(Catalog, ConventionsStateTheCountingChoices) {

@@ -11,23 +11,9 @@ import torch
 
 from harness import contracts as C
 from harness import formats, ops
+from harness.kernelbench_catalog import catalog_call, module_misfit, op_shape
 
 WEIGHT_SEED = 42
-# torch functions Model.forward may call -> (kgo catalog op, how the catalog shape follows from the inputs):
-# "same": the first input's shape; "axis": the first input's shape with the `dim` axis moved last (the
-# catalog's row-wise ops work on the last axis; the counts depend only on N and that axis's length);
-# "matmul": [M, N, K] from a [M, K] x [K, N] product (batched: bmm's [B, M, N, K]).
-TORCH_CALLS = {
-    "relu": ("relu", "same"), "gelu": ("gelu", "same"), "silu": ("silu", "same"),
-    "leaky_relu": ("leaky_relu", "same"), "sigmoid": ("sigmoid", "same"), "tanh": ("tanh", "same"),
-    "elu": ("elu", "same"), "selu": ("selu", "same"), "hardsigmoid": ("hardsigmoid", "same"),
-    "hardtanh": ("hardtanh", "same"), "softplus": ("softplus", "same"), "softsign": ("softsign", "same"),
-    "softmax": ("softmax", "axis"), "log_softmax": ("log_softmax", "axis"), "sum": ("sum", "axis"),
-    "mean": ("mean", "axis"), "amax": ("max", "axis"), "amin": ("min", "axis"), "max": ("max", "axis"),
-    "min": ("min", "axis"), "prod": ("prod", "axis"), "argmax": ("argmax", "axis"), "argmin": ("argmin", "axis"),
-    "cumsum": ("cumsum", "axis"), "mse_loss": ("mse_loss", "same"), "smooth_l1_loss": ("huber_loss", "same"),
-    "matmul": ("matmul", "matmul"), "mm": ("matmul", "matmul"), "bmm": ("bmm", "matmul"),
-}
 CUSTOM = ("custom: this problem is not in kgo's op catalog ({why}); give --flops EXPR --bytes EXPR to "
           "kgo roofline")
 
@@ -45,94 +31,6 @@ def _int_globals(source):
                 and isinstance(node.value, ast.Constant) and type(node.value.value) is int):
             out.append((node.targets[0].id, node.value.value))
     return out
-
-
-def _forward(source):
-    for node in ast.parse(source).body:
-        if isinstance(node, ast.ClassDef) and node.name == "Model":
-            for item in node.body:
-                if isinstance(item, ast.FunctionDef) and item.name == "forward":
-                    return item
-    return None
-
-
-def _dim_of(call):
-    """The call's `dim` (keyword or second positional): an int, ("attr", name) for self.name, or None."""
-    node = next((k.value for k in call.keywords if k.arg == "dim"), None)
-    if node is None and len(call.args) > 1:
-        node = call.args[1]
-    if node is None:
-        return None
-    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub) and isinstance(node.operand, ast.Constant):
-        return -node.operand.value
-    if isinstance(node, ast.Constant) and type(node.value) is int:
-        return node.value
-    if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == "self":
-        return ("attr", node.attr)
-    raise ValueError("its dim is an expression")
-
-
-def catalog_call(source):
-    """(op name, shape rule, dim) when Model.forward is exactly one catalog torch call on its own inputs
-    (`return torch.softmax(x, dim=1)`, `return torch.max(x, dim=self.dim)[0]`); else (None, why). Anything
-    more (a second op, arithmetic, a module) is custom: its counts are not the catalog op's."""
-    fwd = _forward(source)
-    if fwd is None:
-        return None, "no Model.forward"
-    body = [n for n in fwd.body if not (isinstance(n, ast.Expr) and isinstance(n.value, ast.Constant))]
-    if len(body) != 1 or not isinstance(body[0], ast.Return):
-        return None, "Model.forward is more than one return statement"
-    value = body[0].value
-    values_only = isinstance(value, ast.Subscript) and isinstance(value.slice, ast.Constant) and \
-        value.slice.value == 0
-    if values_only:
-        value = value.value   # torch.max(x, dim)[0]: the values
-    func = value.func if isinstance(value, ast.Call) else None
-    chain = []
-    while isinstance(func, ast.Attribute):
-        chain.insert(0, func.attr)
-        func = func.value
-    if not isinstance(func, ast.Name) or func.id not in ("torch", "F") or len(chain) not in (1, 3) or \
-            (len(chain) == 3 and chain[:2] != ["nn", "functional"]) or chain[-1] not in TORCH_CALLS:
-        return None, "Model.forward returns no single catalog torch call"
-    params = {a.arg for a in fwd.args.args[1:]}
-    names = [a for a in value.args if isinstance(a, ast.Name)]
-    others = [a for a in value.args if not isinstance(a, (ast.Name, ast.Constant, ast.UnaryOp)) and not (
-        isinstance(a, ast.Attribute) and isinstance(a.value, ast.Name) and a.value.id == "self")]
-    if not names or others or any(a.id not in params for a in names):
-        return None, f"torch.{chain[-1]} is applied to something other than forward's inputs"
-    op, rule = TORCH_CALLS[chain[-1]]
-    try:
-        dim = _dim_of(value) if rule == "axis" else None
-    except ValueError as e:
-        return None, f"torch.{chain[-1]}: {e}"
-    if chain[-1] in ("max", "min") and dim is not None and not values_only:
-        return None, f"torch.{chain[-1]} with a dim returns values and indices (the catalog op writes values)"
-    return (op, rule, dim), None
-
-
-def op_shape(op, rule, dim, args, model):
-    """The catalog shape of one case from its inputs (see TORCH_CALLS), or None when they do not fit."""
-    tensors = [a for a in args if isinstance(a, torch.Tensor)]
-    if not tensors:
-        return None
-    shape = list(tensors[0].shape)
-    if rule == "same":
-        return shape or [1]
-    if rule == "axis":
-        if isinstance(dim, tuple):
-            dim = getattr(model, dim[1], None)
-        if dim is None:
-            return [max(1, tensors[0].numel())]   # torch.sum(x): the whole tensor is one row
-        if not isinstance(dim, int) or not shape or not -len(shape) <= dim < len(shape):
-            return None
-        axis = shape.pop(dim)
-        return shape + [axis]
-    rank = 3 if op == "bmm" else 2
-    if len(tensors) != 2 or tensors[0].dim() != rank or tensors[1].dim() != rank:
-        return None   # e.g. torch.matmul broadcasting a 3-D tensor against a matrix: not one catalog op
-    a, b = list(tensors[0].shape), list(tensors[1].shape)
-    return a[:-1] + [b[-1], a[-1]]
 
 
 def roofline(problem):
@@ -178,7 +76,8 @@ def load(problem):
     problem.dim_defaults = [v for _, v in dims]
     problem.dims_owner = "the problem file"
     call, why = catalog_call(ref_text)
-    problem.catalog = {"op": call[0], "rule": call[1], "dim": call[2], "shapes": {}} if call else {"why": why}
+    problem.catalog = ({"op": call[0], "rule": call[1], "dim": call[2], "module": call[3], "shapes": {}} if call
+                       else {"why": why})
     problem.op = problem.op or (ops.lookup(call[0]) if call else None)
 
 
@@ -262,12 +161,22 @@ class KernelBenchCase:
                               culprit="reference") from e
         self.args = [_cast(a, problem.dtype, problem.device) for a in raw]
         if problem.catalog.get("op"):
-            problem.catalog["shapes"][tuple(self.shape)] = op_shape(problem.catalog["op"], problem.catalog["rule"],
-                                                                    problem.catalog["dim"], self.args, self.model)
+            self._map(problem.catalog)
         self.scaled = trial >= 2
         if self.scaled:
             self.args = [a * 4 if isinstance(a, torch.Tensor) and a.dtype.is_floating_point else a
                          for a in self.args]
+
+    def _map(self, found):
+        """Records this case's catalog shape, or turns the mapping custom when the module's settings misfit."""
+        module = getattr(self.model, found["module"], None) if found["module"] else None
+        why = module_misfit(module, found["op"]) if found["module"] else None
+        if why:
+            found.clear()
+            found["why"] = why
+            return
+        found["shapes"][tuple(self.shape)] = op_shape(found["op"], found["rule"], found["dim"], self.args,
+                                                      self.model, module)
 
     def provided_extra(self):
         if not all(isinstance(v, (bool, int, float, str)) for v in self.init):
