@@ -272,3 +272,15 @@ def test_real_level1_problems_map_to_their_catalog_op(name, dims, op, shape):
 def test_real_level1_problems_outside_the_catalog_say_why(name, dims, why):
     _, why_not, _ = real_problem(name, dims)   # the module's misfit, or catalog_call's reason
     assert why_not and why in why_not
+
+
+def test_cosine_similarity_loss_through_a_temporary_is_the_catalog_op():
+    """KernelBench's earlier level-1 #97 form: the similarity in a temporary, then the mean of 1 - it."""
+    src = FORWARD.format(params="predictions, targets", body="x").replace(
+        "return x", "sim = torch.nn.functional.cosine_similarity(predictions, targets, dim=1)\n"
+                    "        return torch.mean(1 - sim)")
+    call, why = kc.catalog_call(src)
+    assert why is None and call[:3] == ("cosine_similarity_loss", "axis_all", 1)
+    p, t = torch.empty(4, 8, 3), torch.empty(4, 8, 3)
+    assert kc.op_shape(*call[:3], [p, t], None) == [4, 3, 8]             # dim 1 moved last
+    assert kc.op_shape(*call[:3], [p, torch.empty(4, 8, 1)], None) is None   # broadcast: not the catalog's
