@@ -17,6 +17,10 @@ exec > >(tee "$OUT/log.txt") 2>&1
 date -u
 nvidia-smi --query-gpu=index,name,uuid,driver_version,clocks.sm,clocks.mem --format=csv
 "$KGO" --version
+# SWEEP_QUICK=1: one trial per check and no eager baseline in bench (both runs of sweep_multi_gpu.sh fit one
+# device command); the default checks 3 trials and times eager.
+STEP_ARGS='{"bench": ["--no-compile"]}'
+[ -n "${SWEEP_QUICK:-}" ] && STEP_ARGS='{"check": ["--trials", "1"], "bench": ["--no-compile", "--no-eager"]}'
 cat > "$W/spec.json" <<JSON
 {
   "name": "examples-h200",
@@ -30,7 +34,7 @@ cat > "$W/spec.json" <<JSON
   "shapes": ["256x256", "1024x1024", "4096x4096"],
   "steps": ["check", "bench"],
   "device": "cuda",
-  "step_args": {"bench": ["--no-compile"]},
+  "step_args": $STEP_ARGS,
   "timeout_s": 300,
   "retries": 1
 }

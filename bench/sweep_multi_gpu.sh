@@ -16,7 +16,7 @@ run() {  # name, GPUS value ('' = every visible GPU)
   nvidia-smi --query-gpu=timestamp,index,uuid,utilization.gpu,memory.used --format=csv,noheader -lms 200 \
     > "$OUT/smi-$name.csv" 2>/dev/null &
   local smi=$!
-  GPUS=$2 SWEEP_WORK=/tmp/kgo_sweep_$name OUT=$OUT/$name bench/sweep_h200.sh > /dev/null 2>&1
+  GPUS=$2 SWEEP_QUICK=1 SWEEP_WORK=$OUT/work-$name OUT=$OUT/$name bench/sweep_h200.sh > /dev/null 2>&1
   local rc=$?
   kill "$smi" 2>/dev/null; wait "$smi" 2>/dev/null
   echo "$name: sweep_h200.sh exit $rc"

@@ -8,7 +8,8 @@ import sys
 
 
 def results(d):
-    return [json.loads(f.read_text()) for f in sorted((d / "results").glob("*.json"))]
+    files = sorted((d / "results").glob("*.json")) or sorted((d.parent / f"work-{d.name}" / "sweep" / "results").glob("*.json"))
+    return [json.loads(f.read_text()) for f in files]
 
 
 def wall(rs):
@@ -62,7 +63,7 @@ def main():
     seen_ok = sum(r["provenance"].get("device_uuid") is not None
                   and r["provenance"]["device_uuid"] == (r["provenance"]["gpu"] or {}).get("uuid") for r in a + o)
     uuids = {u for s in pins.values() for u in s}
-    ok_status = all(r["status"] == "ok" for r in a + o)
+    ok_status = all(r["status"] == "ok" for r in a + o) and len(a) == len(o)
     checks = [
         ("every job ok", ok_status, f"{sum(r['status'] == 'ok' for r in a)}/{len(a)} (all GPUs), "
                                     f"{sum(r['status'] == 'ok' for r in o)}/{len(o)} (one GPU)"),
