@@ -81,7 +81,7 @@ def test_json_default_is_a_summary_with_failures_only(workspace):
     assert r.rc == 0, r.err
     j = r.json()
     validate(j, "cli/check.schema.json")
-    assert j["verdict"] == "PASS" and j["cases"] == {"total": 2, "passed": 2, "failed": 0} and j["failures"] == []
+    assert j["verdict"] == "PASS" and j["cases"] == {"total": 2, "passed": 2, "failed": 0, "skipped": 0} and j["failures"] == []
     assert "harness" not in j and "correctness" not in j and "--detail" in j["detail"]
     assert 0 <= j["rel_err"] <= j["threshold"]
     full = check(workspace, "--json", "--trials", "2", "--no-record").json()

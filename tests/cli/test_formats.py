@@ -287,6 +287,9 @@ def test_kernelbench_nn_module_form_maps_and_the_summary_says_so(tmp_path):
     j = r.json()
     validate(j, "cli/check.schema.json")
     assert "harness" not in j   # the summary, not --detail
+    # the all-ones edge shape (window 1 with padding 1) is rejected by the problem: skipped, not failed
+    assert j["cases"]["skipped"] == 1 and j["cases"]["failed"] == 0 and j["failures"] == []
+    assert "1 edge shapes skipped" in j["message"]
     # 9 x 11 planes, window 3, stride 2, padding 1: (9 + 2 - 3) // 2 + 1 = 5, (11 + 2 - 3) // 2 + 1 = 6
     assert j["roofline"] == {"op": "max_pool2d", "message": None,
                              "shapes": [{"shape": [2, 3, 9, 11, 3, 2, 1], "op_shape": [2, 3, 9, 11, 5, 6, 3, 3]}]}

@@ -352,7 +352,9 @@ def finish(cases, tol, deleg, problem):
     elif broken:
         message = f"{broken[0]['name']}: {broken[0]['message']}"
     else:
-        message = f"{len(cases)} cases passed; max rel_err {max(rels) if rels else 0:.3g}"
+        skipped = sum(c["status"] == "SKIPPED" for c in cases)
+        message = f"{len(cases) - skipped} cases passed; max rel_err {max(rels) if rels else 0:.3g}" + (
+            f"; {skipped} edge shapes skipped (rejected by the problem)" if skipped else "")
     out = {"verdict": verdict, "message": message, "cases": cases,
             "tolerance": {k: tol[k] for k in ("atol", "rtol", "max_rel_err", "source")},
             **details, "checks": summary,
