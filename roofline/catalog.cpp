@@ -202,6 +202,45 @@ WorkFn row_loss(int inputs, int per_elem, int per_row) {
   };
 }
 
+// Convolution over d spatial dims without bias: the shape is N, C (input channels), the d input sizes, K (output
+// channels), the d output sizes, the d window sizes and G (groups). A convolution's output gathers C / G x window
+// products; a transposed one's input scatters K / G x window products (all of them, those the padding crops
+// included). Input, weights (K x C / G x window) and output each cross memory once.
+WorkFn conv(size_t d, bool transposed) {
+  return [=](const Dims& s, int w) {
+    if (s.size() != 4 + 3 * d) {
+      throw Error(fmt::format("a {}-D convolution needs a shape N x C, {} input sizes, K, {} output sizes, {} window "
+                              "sizes and G ({} dims)", d, d, d, d, 4 + 3 * d),
+                  ExitCode::usage);
+    }
+    double n = static_cast<double>(s[0]), c = static_cast<double>(s[1]), k = static_cast<double>(s[2 + d]);
+    double g = static_cast<double>(s.back());
+    if (s[1] % s.back() != 0 || s[2 + d] % s.back() != 0) {
+      throw Error(fmt::format("groups G = {} must divide both C = {} and K = {}", s.back(), s[1], s[2 + d]),
+                  ExitCode::usage);
+    }
+    Dims in(s.begin() + 2, s.begin() + 2 + d), out_dims(s.begin() + 3 + d, s.begin() + 3 + 2 * d);
+    Dims window(s.begin() + 3 + 2 * d, s.end() - 1);
+    double n_in = n * c * product(in), n_out = n * k * product(out_dims), taps = product(window);
+    double weights = k * (c / g) * taps;
+    Work out;
+    out.steps.push_back(fmt::format("N = {}, C = {}, K = {}, G = {}; input {} -> output {}, window {} = {} taps",
+                                    fmt_count(n), fmt_count(c), fmt_count(k), fmt_count(g), dims_product(in),
+                                    dims_product(out_dims), dims_product(window), fmt_count(taps)));
+    out.flops = transposed ? 2 * n_in * (k / g) * taps : 2 * n_out * (c / g) * taps;
+    out.steps.push_back(transposed ? fmt::format("FLOPs = 2 x inputs x K / G x taps = 2 x {} x {} x {} = {}",
+                                                 fmt_count(n_in), fmt_count(k / g), fmt_count(taps),
+                                                 fmt_count(out.flops))
+                                   : fmt::format("FLOPs = 2 x outputs x C / G x taps = 2 x {} x {} x {} = {}",
+                                                 fmt_count(n_out), fmt_count(c / g), fmt_count(taps),
+                                                 fmt_count(out.flops)));
+    out.bytes = (n_in + weights + n_out) * w;
+    out.steps.push_back(fmt::format("bytes = (inputs {} + weights K x C / G x taps {} + outputs {}) x {} B = {}",
+                                    fmt_count(n_in), fmt_count(weights), fmt_count(n_out), w, fmt_count(out.bytes)));
+    return out;
+  };
+}
+
 void need_rank(const char* op, const Dims& d, size_t lo, size_t hi, const char* shape) {
   if (d.size() < lo || d.size() > hi) throw Error(fmt::format("{} needs a shape {}", op, shape), ExitCode::usage);
 }
@@ -463,6 +502,57 @@ const std::vector<Entry>& entries() {
         "included) and one division per output; each input read once though windows overlap, each output "
         "written once"},
        pool(3, 1, 1)},
+      {{"conv1d", {}, "1-D convolution (cross-correlation, as torch), no bias",
+        "NxCxLxKxOLxRxG (C input and K output channels, input sizes, output sizes, window, "
+        "groups; stride, padding and dilation are in the sizes)",
+        "2 x outputs x C / G x taps", "(inputs + K x C / G x taps + outputs) x width",
+        "one multiply and one add per output element, input channel of its group and window tap (taps "
+        "in the padding included); weights read once, no bias; the tensor-core peak (an implicit GEMM)",
+        true},
+       conv(1, false)},
+      {{"conv2d", {}, "2-D convolution (cross-correlation, as torch), no bias",
+        "NxCxHxWxKxOHxOWxRxSxG (C input and K output channels, input sizes, output sizes, window, "
+        "groups; stride, padding and dilation are in the sizes)",
+        "2 x outputs x C / G x taps", "(inputs + K x C / G x taps + outputs) x width",
+        "one multiply and one add per output element, input channel of its group and window tap (taps "
+        "in the padding included); weights read once, no bias; the tensor-core peak (an implicit GEMM)",
+        true},
+       conv(2, false)},
+      {{"conv3d", {}, "3-D convolution (cross-correlation, as torch), no bias",
+        "NxCxDxHxWxKxODxOHxOWxTxRxSxG (C input and K output channels, input sizes, output sizes, window, "
+        "groups; stride, padding and dilation are in the sizes)",
+        "2 x outputs x C / G x taps", "(inputs + K x C / G x taps + outputs) x width",
+        "one multiply and one add per output element, input channel of its group and window tap (taps "
+        "in the padding included); weights read once, no bias; the tensor-core peak (an implicit GEMM)",
+        true},
+       conv(3, false)},
+      {{"conv_transpose1d", {}, "transposed 1-D convolution (fractionally strided), no bias",
+        "NxCxLxKxOLxRxG (C input and K output channels, input sizes, output sizes, window, "
+        "groups; stride, padding and dilation are in the sizes)",
+        "2 x inputs x K / G x taps", "(inputs + K x C / G x taps + outputs) x width",
+        "every input element times every weight of its group's K / G output channels over the window (a "
+        "scatter; products the padding crops are counted); weights read once, no bias; the tensor-core peak "
+        "(an implicit GEMM)",
+        true},
+       conv(1, true)},
+      {{"conv_transpose2d", {}, "transposed 2-D convolution (fractionally strided), no bias",
+        "NxCxHxWxKxOHxOWxRxSxG (C input and K output channels, input sizes, output sizes, window, "
+        "groups; stride, padding and dilation are in the sizes)",
+        "2 x inputs x K / G x taps", "(inputs + K x C / G x taps + outputs) x width",
+        "every input element times every weight of its group's K / G output channels over the window (a "
+        "scatter; products the padding crops are counted); weights read once, no bias; the tensor-core peak "
+        "(an implicit GEMM)",
+        true},
+       conv(2, true)},
+      {{"conv_transpose3d", {}, "transposed 3-D convolution (fractionally strided), no bias",
+        "NxCxDxHxWxKxODxOHxOWxTxRxSxG (C input and K output channels, input sizes, output sizes, window, "
+        "groups; stride, padding and dilation are in the sizes)",
+        "2 x inputs x K / G x taps", "(inputs + K x C / G x taps + outputs) x width",
+        "every input element times every weight of its group's K / G output channels over the window (a "
+        "scatter; products the padding crops are counted); weights read once, no bias; the tensor-core peak "
+        "(an implicit GEMM)",
+        true},
+       conv(3, true)},
       {{"matmul", {"gemm", "mm"}, "C[M,N] = A[M,K] x B[K,N]", "MxNxK, or MxN meaning K = N",
         "2 x M x N x K", "(M x K + K x N + M x N) x width",
         "one multiply and one add per multiply-accumulate; A and B read once (perfect on-chip reuse), C "

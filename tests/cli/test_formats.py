@@ -269,7 +269,7 @@ def test_kernelbench_problem_outside_the_catalog_is_custom(tmp_path):
     r = roofline(ws)
     assert r.rc == 3 and custom in r.err and "--flops EXPR --bytes EXPR" in r.err
     assert not (ws / "roofline.json").exists()
-    # The way out it names works: a 3x3 valid convolution of 2x3x9x9 into 4 channels.
+    # The way out it names works: a 3x3 valid convolution of 2x3x9x9 into 4 channels (the ReLU not counted).
     r = roofline(ws, "--flops", "2*N*K*(H-R+1)*(W-R+1)*C*R*R", "--bytes", "(N*C*H*W+K*C*R*R+N*K*(H-R+1)*(W-R+1))*4",
                  "--var", "N=2", "--var", "C=3", "--var", "H=9", "--var", "W=9", "--var", "K=4", "--var", "R=3")
     assert r.rc == 0, r.err
@@ -307,4 +307,5 @@ def test_kernelbench_custom_summary_carries_the_custom_message(tmp_path):
     r = run_kgo("check", "--workspace", ws, "--device", "cpu", "--trials", "1", "--json", "--no-record")
     j = r.json()
     validate(j, "cli/check.schema.json")
-    assert j["roofline"]["op"] is None and "an nn.Conv2d, which is not a catalog op" in j["roofline"]["message"]
+    assert j["roofline"]["op"] is None and "torch.relu is applied to something other than forward's inputs" in \
+        j["roofline"]["message"]

@@ -12,7 +12,8 @@ OPS = ["add", "mul", "relu", "gelu", "silu", "softmax", "log_softmax", "layer_no
        "hardsigmoid", "hardtanh", "softplus", "softsign", "max", "min", "prod", "argmax", "argmin", "cumsum",
        "batch_norm", "group_norm", "instance_norm", "l2_norm", "l1_norm", "frobenius_norm", "mse_loss", "huber_loss",
        "kl_div", "hinge_loss", "matvec", "diag_matmul", "cumprod", "max_pool1d", "max_pool2d", "max_pool3d",
-       "avg_pool1d", "avg_pool2d", "avg_pool3d", "cosine_similarity_loss", "triplet_margin_loss"]
+       "avg_pool1d", "avg_pool2d", "avg_pool3d", "cosine_similarity_loss", "triplet_margin_loss", "conv1d", "conv2d",
+       "conv3d", "conv_transpose1d", "conv_transpose2d", "conv_transpose3d"]
 
 
 def section(readme, heading):

@@ -78,6 +78,18 @@ std::vector<Expect> hand_computed() {
       {"cosine_similarity_loss", {4, 8}, "fp32", 6 * 32 + 6 * 4 + 1, (2 * 32 + 1) * 4},
       // anchor, positive, negative read: two distances at 4 per element, 6 per row, one mean.
       {"triplet_margin_loss", {4, 8}, "fp32", 8 * 32 + 6 * 4 + 1, (3 * 32 + 1) * 4},
+      // Convolutions, no bias: N, C, input sizes, K, output sizes, window, G. 2 x 8 x 5 x 5 = 400 outputs, each
+      // C / G = 2 channels x 9 taps; 2 x 4 x 81 inputs, 8 x 2 x 9 weights.
+      {"conv2d", {2, 4, 9, 9, 8, 5, 5, 3, 3, 2}, "fp32", 2 * 400 * 2 * 9, (648 + 144 + 400) * 4},
+      {"conv1d", {1, 3, 10, 4, 8, 3, 1}, "fp16", 2 * 32 * 3 * 3, (30 + 36 + 32) * 2},
+      {"conv3d", {1, 2, 4, 4, 4, 3, 2, 2, 2, 3, 3, 3, 1}, "fp32", 2 * 24 * 2 * 27, (128 + 162 + 24) * 4},
+      // KernelBench level 1 #63: 16 x 16 x 1024^2, 128 filters of 3 x 3, valid: 1022^2 outputs per filter.
+      {"conv2d", {16, 16, 1024, 1024, 128, 1022, 1022, 3, 3, 1}, "fp32", 2.0 * 16 * 128 * 1022 * 1022 * 16 * 9,
+       (16.0 * 16 * 1024 * 1024 + 128 * 16 * 9 + 16.0 * 128 * 1022 * 1022) * 4},
+      // Transposed: every input times K / G x taps weights. 1-D stride 2: (10 - 1) x 2 + 3 = 21 outputs.
+      {"conv_transpose1d", {1, 3, 10, 4, 21, 3, 1}, "fp32", 2 * 30 * 4 * 3, (30 + 36 + 84) * 4},
+      {"conv_transpose2d", {2, 4, 5, 5, 6, 11, 11, 3, 3, 2}, "bf16", 2 * 200 * 3 * 9, (200 + 108 + 1452) * 2},
+      {"conv_transpose3d", {1, 2, 3, 3, 3, 2, 5, 5, 5, 3, 3, 3, 1}, "fp32", 2 * 54 * 2 * 27, (54 + 108 + 250) * 4},
       // A 256 x 1024, x 1024, y 256.
       {"matvec", {256, 1024}, "fp32", 2.0 * 256 * 1024, (256.0 * 1024 + 1024 + 256) * 4},
       // a 64, B and C 64 x 32.
@@ -173,7 +185,7 @@ TEST(Catalog, RejectsWhatDoesNotFit) {
     return ExitCode::ok;
   };
   const DType& f = find_dtype("fp32");
-  EXPECT_EQ(code([] { find_op("conv2d"); }), ExitCode::usage);
+  EXPECT_EQ(code([] { find_op("conv4d"); }), ExitCode::usage);
   EXPECT_EQ(code([] { find_dtype("fp12"); }), ExitCode::usage);
   EXPECT_EQ(code([&] { op_work(find_op("matmul"), {4096}, f); }), ExitCode::usage);
   EXPECT_EQ(code([&] { op_work(find_op("matmul"), {2, 2, 2, 2}, f); }), ExitCode::usage);
@@ -188,6 +200,8 @@ TEST(Catalog, RejectsWhatDoesNotFit) {
   EXPECT_EQ(code([&] { op_work(find_op("diag_matmul"), {4}, f); }), ExitCode::usage);
   EXPECT_EQ(code([&] { op_work(find_op("max_pool2d"), {2, 3, 8, 8}, f); }), ExitCode::usage);
   EXPECT_EQ(code([&] { op_work(find_op("avg_pool1d"), {2, 3, 8, 7, 2, 1}, f); }), ExitCode::usage);
+  EXPECT_EQ(code([&] { op_work(find_op("conv2d"), {1, 3, 4, 4, 4, 2, 2, 3, 3, 2}, f); }), ExitCode::usage);  // G
+  EXPECT_EQ(code([&] { op_work(find_op("conv1d"), {1, 3, 10, 4, 8, 3}, f); }), ExitCode::usage);
 }
 
 TEST(Catalog, ConventionsStateTheCountingChoices) {

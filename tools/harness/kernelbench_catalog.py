@@ -32,8 +32,8 @@ TORCH_CALLS = {
 BARE_CALLS = {"cross_entropy", "scaled_dot_product_attention", "triplet_margin_loss"}
 
 # nn module classes __init__ may hold -> (catalog op, shape rule as above; "pool": [N, C, input sizes, output
-# sizes, window]; "layer_norm": [rows, normalized elements]; "group_norm": [N, G, C / G, S...]). Their settings
-# are read from the built module (module_misfit).
+# sizes, window]; "layer_norm": [rows, normalized elements]; "group_norm": [N, G, C / G, S...];
+# "conv": [N, C, input sizes, K, output sizes, window, G]) are read from the built module (module_misfit).
 MODULES = {
     "ReLU": ("relu", "same"), "GELU": ("gelu", "same"), "SiLU": ("silu", "same"), "Sigmoid": ("sigmoid", "same"),
     "Tanh": ("tanh", "same"), "ELU": ("elu", "same"), "SELU": ("selu", "same"),
@@ -47,6 +47,8 @@ MODULES = {
     **{f"BatchNorm{d}d": ("batch_norm", "same") for d in (1, 2, 3)},
     **{f"MaxPool{d}d": (f"max_pool{d}d", "pool") for d in (1, 2, 3)},
     **{f"AvgPool{d}d": (f"avg_pool{d}d", "pool") for d in (1, 2, 3)},
+    **{f"Conv{d}d": (f"conv{d}d", "conv") for d in (1, 2, 3)},
+    **{f"ConvTranspose{d}d": (f"conv_transpose{d}d", "conv") for d in (1, 2, 3)},
 }
 
 # Written-out forms that are exactly one catalog op: a, b, c stand for distinct forward inputs, DIM for the
@@ -233,6 +235,10 @@ def module_misfit(module, op):
         return f"nn.{kind}(return_indices=True) also writes the indices"
     if op.startswith("avg_pool") and getattr(module, "divisor_override", None) is not None:
         return f"nn.{kind}(divisor_override=...) divides by another count"
+    if op.startswith("conv") and module.bias is not None:
+        return f"nn.{kind} with a bias does more work than the catalog's {op} (no bias)"
+    if op.startswith("conv") and module.padding_mode != "zeros":
+        return f"nn.{kind}(padding_mode='{module.padding_mode}') reads its padding from the input"
     if op == "gelu" and getattr(module, "approximate", "none") != "none":
         return "nn.GELU(approximate='tanh') is the catalog's gelu_tanh, not gelu"
     if op == "softplus" and (module.beta != 1 or module.threshold != 20):
@@ -261,17 +267,21 @@ def module_misfit(module, op):
     return None
 
 
-def _pool_shape(module, op, x):
+def _window_shape(module, op, x):
+    """A pool's [N, C, in..., out..., window...] or a convolution's [N, C, in..., K, out..., window..., G]; the
+    output sizes come from running the module's structure on meta tensors."""
     d = int(op[-2])
     if x.dim() not in (d + 1, d + 2):
         return None
     shape = list(x.shape) if x.dim() == d + 2 else [1] + list(x.shape)
     try:
-        out = list(module(torch.empty(shape, device="meta")).shape)
+        out = list(copy.deepcopy(module).to("meta")(torch.empty(shape, device="meta")).shape)
     except RuntimeError:
         return None   # settings this input cannot take; the reference says so when it runs
     k = module.kernel_size
     window = list(k) if isinstance(k, (tuple, list)) else [k] * d
+    if op.startswith("conv"):
+        return shape + [out[1]] + out[2:] + window + [module.groups]
     return shape + out[2:] + window
 
 
@@ -291,8 +301,8 @@ def op_shape(op, rule, dim, args, model, module=None):
         t = tensors[1] if len(tensors) == 2 else None
         ok = t is not None and x.dim() == 2 and t.dim() == 1 and t.shape[0] == x.shape[0]
         return shape if ok and not t.dtype.is_floating_point else None
-    if rule == "pool":
-        return _pool_shape(module, op, x)
+    if rule in ("pool", "conv"):
+        return _window_shape(module, op, x)
     if rule == "layer_norm":
         cols = math.prod(module.normalized_shape)
         return [x.numel() // cols, cols] if cols and list(x.shape[-len(module.normalized_shape):]) == \

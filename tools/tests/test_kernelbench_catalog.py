@@ -128,6 +128,11 @@ def module_case(ctor, *inputs):
     ("nn.GELU()", [(7,)], "gelu", [7]),
     ("nn.TripletMarginLoss(margin=0.5)", [(4, 8)] * 3, "triplet_margin_loss", [4, 8]),
     ("nn.MSELoss()", [(4, 8), (4, 8)], "mse_loss", [4, 8]),
+    # (10 + 2 - 3) // 2 + 1 = 5; K = 6 output channels, groups 2
+    ("nn.Conv2d(4, 6, 3, stride=2, padding=1, groups=2, bias=False)", [(2, 4, 10, 10)], "conv2d",
+     [2, 4, 10, 10, 6, 5, 5, 3, 3, 2]),
+    # transposed, stride 2: (10 - 1) x 2 + 3 = 21
+    ("nn.ConvTranspose1d(3, 4, 3, stride=2, bias=False)", [(1, 3, 10)], "conv_transpose1d", [1, 3, 10, 4, 21, 3, 1]),
 ])
 def test_nn_module_forms_map(ctor, inputs, op, shape):
     call, misfit, got = module_case(ctor, *[torch.empty(s) for s in inputs])
@@ -143,6 +148,8 @@ def test_nn_module_forms_map(ctor, inputs, op, shape):
     ("nn.InstanceNorm2d(3, affine=True)", [(2, 3, 4, 4)], "affine"),
     ("nn.MSELoss(reduction='sum')", [(4,), (4,)], "reduction='sum'"),
     ("nn.TripletMarginLoss(p=1)", [(4, 8)] * 3, "p != 2"),
+    ("nn.Conv2d(3, 4, 3)", [(1, 3, 8, 8)], "with a bias"),
+    ("nn.Conv1d(3, 4, 3, bias=False, padding=1, padding_mode='circular')", [(1, 3, 8)], "padding_mode"),
 ])
 def test_module_settings_that_change_the_counts_are_custom(ctor, inputs, why):
     call, misfit, _ = module_case(ctor, *[torch.empty(s) for s in inputs])
@@ -150,8 +157,8 @@ def test_module_settings_that_change_the_counts_are_custom(ctor, inputs, why):
 
 
 def test_modules_outside_the_catalog_name_the_module():
-    call, why, _ = module_case("nn.Conv2d(3, 4, 3)", torch.empty(1, 3, 8, 8))
-    assert call is None and "an nn.Conv2d, which is not a catalog op" in why
+    call, why, _ = module_case("nn.Upsample(scale_factor=2)", torch.empty(1, 3, 8, 8))
+    assert call is None and "an nn.Upsample, which is not a catalog op" in why
     src = MODULE.format(ctor="nn.ReLU()", params="x").replace("self.m(x)", "self.m(x * 2)")
     call, why = kc.catalog_call(src)
     assert call is None and "other than forward's inputs" in why
@@ -255,6 +262,18 @@ def real_problem(name, dims):
     ("25_Swish.py", dict(batch_size=4, dim=10), "silu", [4, 10]),
     ("30_Softsign.py", dict(batch_size=4, dim=10), "softsign", [4, 10]),
     ("94_MSELoss.py", dict(batch_size=4, input_shape=(10,)), "mse_loss", [4, 10]),
+    # Conv2d(3 -> 4, 3 x 3), valid: 9 - 3 + 1 = 7; [N, C, H, W, K, OH, OW, R, S, G]
+    ("63_conv_standard_2D__square_input__square_kernel.py",
+     dict(batch_size=2, in_channels=3, out_channels=4, kernel_size=3, width=9, height=9), "conv2d",
+     [2, 3, 9, 9, 4, 7, 7, 3, 3, 1]),
+    # depthwise: groups = in_channels = 4
+    ("82_conv_depthwise_2D_square_input_square_kernel.py", dict(batch_size=2, in_channels=4, width=9, height=9),
+     "conv2d", [2, 4, 9, 9, 4, 7, 7, 3, 3, 4]),
+    # ConvTranspose3d(8 -> 8, (3, 5, 7), stride 2, padding (1, 2, 3), output padding 1, groups 4):
+    # (in - 1) x 2 - 2 x padding + window + 1: D (4 - 1) x 2 - 2 + 3 + 1 = 8, H 8 - 4 + 5 + 1 = 10, W 10 - 6 + 7 + 1 = 12
+    ("72_conv_transposed_3D_asymmetric_input_asymmetric_kernel___strided_padded_grouped_.py",
+     dict(batch_size=2, in_channels=8, out_channels=8, depth=4, height=5, width=6), "conv_transpose3d",
+     [2, 8, 4, 5, 6, 8, 8, 10, 12, 3, 5, 7, 4]),
 ])
 def test_real_level1_problems_map_to_their_catalog_op(name, dims, op, shape):
     call, misfit, got = real_problem(name, dims)
@@ -265,7 +284,9 @@ def test_real_level1_problems_map_to_their_catalog_op(name, dims, op, shape):
 @pytest.mark.parametrize("name, dims, why", [
     # KernelBench never calls eval(): its BatchNorm2d normalizes with batch statistics
     ("33_BatchNorm.py", dict(batch_size=2, features=3, dim1=4, dim2=4), "training mode"),
-    ("63_conv_standard_2D__square_input__square_kernel.py", {}, "an nn.Conv2d, which is not a catalog op"),
+    # its Conv2d keeps nn's default bias=True
+    ("50_conv_standard_2D__square_input__square_kernel.py", dict(batch_size=1), "with a bias"),
+    ("86_conv_depthwise_separable_2D.py", {}, "other than forward's inputs"),   # two convolutions
     ("91_cumsum_reverse.py", {}, "no single catalog torch call"),
     ("100_HingeLoss.py", {}, "other than forward's inputs"),
 ])

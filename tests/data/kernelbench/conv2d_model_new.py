@@ -1,4 +1,5 @@
 """ModelNew for conv2d_problem.py, in plain torch (the test is about kgo's counting, not the kernel)."""
+import torch
 import torch.nn as nn
 
 
@@ -8,4 +9,4 @@ class ModelNew(nn.Module):
         self.conv = nn.Conv2d(in_channels, out_channels, kernel_size, bias=False)
 
     def forward(self, x):
-        return self.conv(x)
+        return torch.relu(self.conv(x))

@@ -1,5 +1,5 @@
-"""A KernelBench-style level-1 problem outside kgo's op catalog: a 2-D convolution (square input, square
-kernel). kgo counts it only from --flops/--bytes expressions."""
+"""A KernelBench-style problem outside kgo's op catalog: a 2-D convolution (square input, square kernel) fused
+with a ReLU, two ops. kgo counts it only from --flops/--bytes expressions."""
 import torch
 import torch.nn as nn
 
@@ -10,7 +10,7 @@ class Model(nn.Module):
         self.conv = nn.Conv2d(in_channels, out_channels, kernel_size, bias=False)
 
     def forward(self, x):
-        return self.conv(x)
+        return torch.relu(self.conv(x))
 
 
 batch_size = 2
