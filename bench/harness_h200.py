@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""H200 evidence for kgo's Python harness (tools/harness): run by bench/harness_h200.sh.
+"""H200 evidence for kgo's Python harness (tools/kgo_harness): run by bench/harness_h200.sh.
 
 Steps (each writes <out>/data/<step>.json): copy (the copy ceiling of this run), sweep (launch settings of
 the v4 examples at 4096^2), examples (check + bench of the four variants of softmax, layer_norm, gelu, add
@@ -20,7 +20,7 @@ import sys
 import time
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
-ENTRY = ROOT / "tools" / "harness" / "kgo_harness.py"
+ENTRY = ROOT / "tools" / "kgo_harness"
 TEMPLATES = ROOT / "templates" / "ops"
 OPS = ["softmax", "layer_norm", "gelu", "add"]
 VARIANTS = ["v1_baseline", "v2_tiling", "v3_coalesced", "v4_optimized"]
@@ -101,7 +101,7 @@ def step_copy(out, args):
 def step_sweep(out, args):
     """Launch settings of the v4 kernels at 4096^2 fp32, timed with the harness's own Timer."""
     import torch
-    from harness import bench
+    from kgo_harness import bench
     ledger = {"device_s": 0.0, "compile_s": 0.0}
     l2 = torch.cuda.get_device_properties(0).L2_cache_size
     flush = torch.ones(2 * l2 // 4, dtype=torch.float32, device="cuda")

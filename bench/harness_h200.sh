@@ -21,7 +21,7 @@ step() { echo; echo "=== $1 ($(date -u +%H:%M:%S))"; }
     --format=csv || true
   python3 -c 'import torch, triton; print("torch", torch.__version__, "triton", triton.__version__)'
   step "harness env"
-  echo '{"device": "cuda"}' | timeout 120 python3 tools/harness/kgo_harness.py env > "$OUT/env.json"
+  echo '{"device": "cuda"}' | timeout 120 python3 tools/kgo_harness env > "$OUT/env.json"
   python3 -c 'import json,sys; r=json.load(open(sys.argv[1])); print(r["verdict"], r["message"]); print({k: r.get(k) for k in ("gpu","driver","cuda","torch","triton","nvcc","ncu","clocks")})' "$OUT/env.json"
   step "copy ceiling";   timeout 120 $PY copy --out "$OUT"
   [ "${HARNESS_SWEEP:-0}" = 1 ] && { step "v4 sweep"; timeout 240 $PY sweep --out "$OUT"; }

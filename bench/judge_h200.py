@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""H200 evidence for the judge's process boundary (tools/harness/PROTOCOL.md, "The process boundary").
+"""H200 evidence for the judge's process boundary (tools/kgo_harness/PROTOCOL.md, "The process boundary").
   honest   every honest kernel in examples/<op>/ and templates/ops/<op>/ (folders with ref.py; skeletons whose
            files still hold `{{...}}` placeholders are listed as skipped, never counted), in complete runs: one
            run = a check at the op's default shapes + edge shapes and a bench at 256², 1024², 4096² of every
@@ -24,7 +24,7 @@ import sys
 import time
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
-ENTRY = ROOT / "tools" / "harness" / "kgo_harness.py"
+ENTRY = ROOT / "tools" / "kgo_harness"
 KERNELS = ROOT / "tools" / "tests" / "kernels"
 CYCLE_GOALS = {"warm_cycle_s": 1.25, "cold_check_s": 1.25}   # new/old, from the issue's performance section
 IRREDUCIBLE_GOAL = 2.0                                      # warm cycle / (GPU + compile time)

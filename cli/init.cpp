@@ -9,7 +9,7 @@ namespace kgo::cli {
 namespace {
 
 constexpr const char* k_contracts_help = R"(
-Kernel contracts (detected from the files; --contract NAME overrides; tools/harness/PROTOCOL.md):
+Kernel contracts (detected from the files; --contract NAME overrides; tools/kgo_harness/PROTOCOL.md):
   seed           kernel.py setup(shape=, dtype=, seed=, device=) + run_kernel(**inputs); ref.py reference(**kw)
   op             kernel.py triton_<op>(...) with the torch op's signature (--op); catalog reference
   cuda           kernel.cu extern "C" solve(...): const pointers are inputs (or --inputs/--outputs),

@@ -176,7 +176,7 @@ std::string render_baseline_md(const fs::path& ws, const BaselineReport& r) {
                     jstr(c.result, "op", c.target.op.value_or("-")), jstr(c.result, "entry", "-"));
   md += "\n## Test\n\n";
   md += fmt::format(
-      "- `kgo check` (tools/harness/kgo_harness.py check): {} trial(s) per shape with fresh random inputs; output "
+      "- `kgo check` (tools/kgo_harness check): {} trial(s) per shape with fresh random inputs; output "
       "buffers NaN-filled before every run; {}; {}; per-case timeout {} s, total {} s\n",
       c.settings.trials, c.settings.edge_shapes ? "edge shapes (1, 17, 4097 on the last axis) added" : "no edge shapes",
       checks_text(c.result), c.settings.case_timeout_s, c.settings.total_timeout_s);

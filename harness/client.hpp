@@ -1,6 +1,6 @@
 #pragma once
-// Runs one request through the Python harness (tools/harness/kgo_harness.py <command>, JSON on
-// stdin, JSON on stdout; see tools/harness/PROTOCOL.md) under an outer timeout. Whatever the
+// Runs one request through the Python harness (tools/kgo_harness <command>, JSON on
+// stdin, JSON on stdout; see tools/kgo_harness/PROTOCOL.md) under an outer timeout. Whatever the
 // child does, the caller gets a result with a verdict: a harness killed by a signal becomes
 // CRASH, one that outlives the outer timeout becomes TIMEOUT_FAIL. Only a harness that exits
 // without a result, or rejects the request, throws Error(harness_error). When a warm harness runs
@@ -40,7 +40,7 @@ constexpr double k_outer_margin_s = 30;
 HarnessOutcome run_harness(const HarnessCall& call);
 
 // The last `max_lines` lines of `text` (exposed for tests).
-// The harness's verdicts (tools/harness/protocol.py VERDICTS), strongest first.
+// The harness's verdicts (tools/kgo_harness/protocol.py VERDICTS), strongest first.
 inline constexpr const char* kVerdicts[] = {"REWARD_HACK", "INVALID_REFERENCE", "CRASH", "TIMEOUT_FAIL", "FAIL",
                                            "UNTRUSTED", "PASS"};
 bool is_verdict(const std::string& v);

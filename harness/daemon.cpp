@@ -90,7 +90,7 @@ std::string socket_name(const PythonInterpreter& py) {
   std::error_code ec;
   fs::path python = fs::weakly_canonical(py.resolved, ec);  // one daemon for every symlink to it
   if (ec) python = py.resolved;
-  std::string key = core::sha256_hex(python.string() + "\n" + harness_script().string() + "\n" +
+  std::string key = core::sha256_hex(python.string() + "\n" + harness_entry().string() + "\n" +
                                      (cvd ? cvd : "<unset>"));
   return "harness-" + key.substr(0, 16) + ".sock";
 }
@@ -189,7 +189,7 @@ DaemonStatus start_daemon(const PythonInterpreter& py, double idle_s, const std:
   DaemonStatus s = daemon_status(py);
   if (!s.running) {
     std::string idle = fmt::format("{}", idle_s);
-    std::vector<std::string> args = {py.resolved.string(), harness_script().string(), "serve", "--socket",
+    std::vector<std::string> args = {py.resolved.string(), harness_entry().string(), "serve", "--socket",
                                      s.socket.string(), "--idle", idle};
     std::vector<char*> argv;
     for (auto& a : args) argv.push_back(a.data());

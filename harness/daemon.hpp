@@ -1,5 +1,5 @@
 #pragma once
-// The warm harness (`kgo harness start`): kgo_harness.py serving on a Unix socket, so that check,
+// The warm harness (`kgo harness start`): tools/kgo_harness serving on a Unix socket, so that check,
 // bench, baseline, env and ops skip Python's and torch's start-up and reuse compiled kernels.
 // One daemon per interpreter (its path as kgo resolves it: --python, $KGO_PYTHON or python3 in PATH,
 // symlinks followed), harness script and CUDA_VISIBLE_DEVICES; it exits after an idle time.

@@ -37,17 +37,15 @@ PythonInterpreter locate_python(const std::optional<std::string>& flag) {
   return p;
 }
 
-fs::path harness_dir() {
-  fs::path dir = core::data_dir() / "tools" / "harness";
+fs::path harness_entry() {
+  fs::path dir = core::data_dir() / "tools" / "kgo_harness";
   std::error_code ec;
-  if (!fs::is_regular_file(dir / "kgo_harness.py", ec)) {
-    throw Error("kgo's Python harness is missing (" + (dir / "kgo_harness.py").string() +
+  if (!fs::is_regular_file(dir / "__main__.py", ec)) {
+    throw Error("kgo's Python harness is missing (" + (dir / "__main__.py").string() +
                     "); reinstall kgo or set KGO_DATA_DIR to a kgo source tree",
                 ExitCode::harness_error);
   }
   return dir;
 }
-
-fs::path harness_script() { return harness_dir() / "kgo_harness.py"; }
 
 }  // namespace kgo::harness

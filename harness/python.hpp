@@ -1,6 +1,6 @@
 #pragma once
 // Which Python runs the harness (`--python` > $KGO_PYTHON > python3) and where the harness
-// script lives (core::data_dir()/tools/harness). Both are checked before any run.
+// package lives (core::data_dir()/tools/kgo_harness). Both are checked before any run.
 #include <filesystem>
 #include <optional>
 #include <string>
@@ -17,10 +17,8 @@ struct PythonInterpreter {
 // the chosen program does not exist or is not executable.
 PythonInterpreter locate_python(const std::optional<std::string>& flag);
 
-// The folder holding kgo_harness.py; throws Error(harness_error) when it is absent.
-std::filesystem::path harness_dir();
-
-// harness_dir() / "kgo_harness.py".
-std::filesystem::path harness_script();
+// What Python is given to run the harness: the kgo_harness package folder under
+// core::data_dir()/tools (Python runs its __main__.py). Throws Error(harness_error) when absent.
+std::filesystem::path harness_entry();
 
 }  // namespace kgo::harness

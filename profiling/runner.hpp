@@ -29,7 +29,7 @@ struct HarnessRun {
   std::vector<std::string> argv;
 };
 
-// Runs `<wrapper...> <python> kgo_harness.py run-once --request <file>` for `target` at `shape`,
+// Runs `<wrapper...> <python> tools/kgo_harness run-once --request <file>` for `target` at `shape`,
 // with `env` added. The request file lives in `scratch`. Never throws for a failing child.
 HarnessRun run_once(const harness::Target& target, const std::vector<long long>& shape,
                     const std::vector<std::string>& wrapper, const std::map<std::string, std::string>& env,

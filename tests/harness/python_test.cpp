@@ -50,9 +50,9 @@ TEST(PythonTest, MissingInterpreterNamesItsSource) {
   }
 }
 
-TEST(PythonTest, HarnessScriptIsFound) {
-  EXPECT_TRUE(std::filesystem::is_regular_file(harness_script()));
-  EXPECT_EQ(harness_script().filename(), "kgo_harness.py");
+TEST(PythonTest, TheHarnessPackageIsFound) {
+  EXPECT_TRUE(std::filesystem::is_regular_file(harness_entry() / "__main__.py"));
+  EXPECT_EQ(harness_entry().filename(), "kgo_harness");
 }
 
 }  // namespace kgo::harness

@@ -1,4 +1,4 @@
-"""Fixtures for the harness tests: a warm `kgo_harness.py serve` process shared by the session, one-shot
+"""Fixtures for the harness tests: a warm `kgo_harness serve` process shared by the session, one-shot
 runs of the CLI, result-schema validation, and the devices to test on (cpu always, cuda when present)."""
 import json
 import os
@@ -10,7 +10,7 @@ import pytest
 
 TOOLS = pathlib.Path(__file__).resolve().parents[1]
 ROOT = TOOLS.parent
-ENTRY = TOOLS / "harness" / "kgo_harness.py"
+ENTRY = TOOLS / "kgo_harness"
 KERNELS = pathlib.Path(__file__).resolve().parent / "kernels"
 TEMPLATES = ROOT / "templates" / "ops"
 SCHEMAS = ROOT / "schemas" / "harness"
@@ -72,7 +72,7 @@ def harness(tmp_path_factory):
 
 
 def run_cli(command, request, timeout=300):
-    """Runs `kgo_harness.py <command>` once with `request` on stdin; returns (rc, result or None, stderr)."""
+    """Runs `kgo_harness <command>` once with `request` on stdin; returns (rc, result or None, stderr)."""
     text = request if isinstance(request, str) else json.dumps(request)
     proc = subprocess.run([sys.executable, str(ENTRY), command], input=text, capture_output=True, text=True,
                           timeout=timeout, cwd=ROOT)

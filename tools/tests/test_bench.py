@@ -4,7 +4,7 @@ import math
 
 import pytest
 
-from harness import timing
+from kgo_harness import timing
 from conftest import HAS_CUDA, TEMPLATES, kernel
 
 

@@ -120,7 +120,7 @@ def test_clock_that_lies_only_to_the_timer_meets_the_judges_wall_clock(harness):
 
 
 def test_honest_kernel_clock_readings_agree_with_the_judges():
-    from harness import guard
+    from kgo_harness import guard
     before = guard.clock_stamp()
     mine = guard.clock_stamp()
     assert guard.clock_disagreement(mine, before, guard.clock_stamp()) is None
@@ -230,7 +230,7 @@ def test_out_of_gpu_memory_is_a_crash_naming_the_cap(harness):
 
 
 def test_gpu_cap_is_the_limit_as_a_share_of_the_device():
-    from harness.kernel_worker import gpu_cap_fraction
+    from kgo_harness.kernel_worker import gpu_cap_fraction
     assert gpu_cap_fraction(2048, 80 * 2 ** 30) == pytest.approx(2 / 80)
     assert gpu_cap_fraction(10 ** 6, 80 * 2 ** 30) == 1.0
 

@@ -8,7 +8,7 @@ from conftest import SCHEMAS, TEMPLATES, kernel, run_cli, validate
 def test_request_schema_is_valid_and_matches_defaults():
     import pytest
     jsonschema = pytest.importorskip("jsonschema")
-    from harness import protocol
+    from kgo_harness import protocol
     schema = json.loads((SCHEMAS / "request.schema.json").read_text())
     jsonschema.Draft202012Validator.check_schema(schema)
     full = dict(protocol.DEFAULTS, command="bench", kernel="k.py", bench=protocol.BENCH_DEFAULTS,

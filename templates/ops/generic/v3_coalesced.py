@@ -2,7 +2,7 @@
 
 Skeleton written by `kgo ops` for an op without a ready template. Replace the body of _kernel with the
 op's computation and keep the signature of {{entry}}: it must match the torch op (op mode of
-tools/harness/PROTOCOL.md). Until then `kgo check` fails on purpose (the output is never written)."""
+tools/kgo_harness/PROTOCOL.md). Until then `kgo check` fails on purpose (the output is never written)."""
 import torch
 import triton
 import triton.language as tl

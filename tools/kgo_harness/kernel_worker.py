@@ -29,7 +29,7 @@ class KernelSide:
         self.memory_cap_mb = None
 
     def verify(self, when):
-        from harness import guard
+        from kgo_harness import guard
         changed = self.changes(self.snapshot)
         if changed:
             raise Hack(guard.tampering_message(changed, when))
@@ -40,7 +40,7 @@ class KernelSide:
 
     # --- requests --------------------------------------------------------------------------------
     def load(self, msg):
-        from harness.contracts import Problem
+        from kgo_harness.contracts import Problem
         req = msg["request"]
         if req.get("memory_limit_mb") and self.memory_cap_mb is None:
             self.memory_cap_mb = limit_memory(req["memory_limit_mb"]) if req["device"] == "cpu" else \
@@ -52,7 +52,7 @@ class KernelSide:
                         if isinstance(getattr(m, "__file__", None), str)
                         and os.path.realpath(m.__file__).startswith(str(p.kernel_path.parent) + os.sep)})
         # Kernel facts the judge needs without running the kernel's code (formats.py adapters add theirs).
-        from harness import cpu_honesty
+        from kgo_harness import cpu_honesty
         return {"fn_params": getattr(p, "fn_params", None), "entry": p.entry, "contract": p.contract,
                 "compile_s": p.compile_s, "local_files": local, "cpu_notes": cpu_honesty.notes(),
                 **getattr(p, "facts", {})}
@@ -68,14 +68,14 @@ class KernelSide:
 
     def reference(self, msg):
         """Role "baseline": the reference of the kernel's own file on the inputs the judge sends."""
-        from harness import wire
+        from kgo_harness import wire
         wire.release()
         outs = self.problem.run_entry(_args(self.folder, msg, self.problem.device))
         self.verify("while running the reference")
         return {"outputs": wire.send(self.folder, _named(None, outs), bool(msg.get("ipc")))}
 
     def case(self, msg):
-        from harness import wire
+        from kgo_harness import wire
         shape, key = list(msg["shape"]), msg["key"]
         case = self.problem.case(shape, msg["seed"], msg["trial"])
         self._reuse_storage(case, tuple(shape))
@@ -103,7 +103,7 @@ class KernelSide:
                 _substitute(case, name, t, prev)
 
     def execute(self, msg):
-        from harness import wire
+        from kgo_harness import wire
         wire.release()
         ipc = bool(msg.get("ipc"))
         case = self.cases[msg["key"]]
@@ -126,12 +126,12 @@ class KernelSide:
                 "seconds": time.perf_counter() - start}
 
     def resend(self, msg):
-        from harness import wire
+        from kgo_harness import wire
         return wire.resend(self.folder, str(msg["file"]))
 
     def profile(self, msg):
         from torch.profiler import ProfilerActivity, profile
-        from harness import launches
+        from kgo_harness import launches
         torch = self.torch
         cuda = self.problem.device == "cuda"
         acts = [ProfilerActivity.CPU] + ([ProfilerActivity.CUDA] if cuda else [])
@@ -157,7 +157,7 @@ class KernelSide:
                 "own": own}
 
     def time(self, msg):
-        from harness import bench_kernel, wire
+        from kgo_harness import bench_kernel, wire
         wire.release()
         out = bench_kernel.time_shape(self, msg)
         self.verify("during the timed runs")
@@ -174,7 +174,7 @@ class KernelSide:
         return {}
 
     def run_once(self, msg):
-        from harness import launches
+        from kgo_harness import launches
         torch = self.torch
         req = msg["request"]
         case = self.problem.case(list(req["shapes"][0]), req["seed"], 0)
@@ -214,7 +214,7 @@ def _AtenRecorder():
 
 def _args(folder, msg, device):
     """A positional argument list from a judge's message: tensors as `arg<i>` in its file, scalars by index."""
-    from harness import wire
+    from kgo_harness import wire
     got = dict(wire.receive(folder, msg["inputs"], device))
     scalars = msg.get("scalars") or {}
     return [got.get(f"arg{i}", scalars.get(str(i))) for i in range(int(msg["count"]))]
@@ -245,7 +245,7 @@ def _substitute(case, name, old, new):
 
 
 def poison(t):
-    from harness.contracts import poison as fill
+    from kgo_harness.contracts import poison as fill
     fill(t)
 
 
@@ -316,14 +316,14 @@ def limit_gpu_memory(limit_mb):
 
 
 def main(fd_in, fd_out, folder, device):
-    from harness import procs
+    from kgo_harness import procs
     procs.die_with_parent()
     out = os.fdopen(fd_out, "w", buffering=1)
     inp = os.fdopen(fd_in, "r")
     os.dup2(2, 1)
     sys.stdout = sys.stderr
 
-    from harness.guard import clock_stamp
+    from kgo_harness.guard import clock_stamp
 
     def emit(msg):
         msg["clocks"] = clock_stamp()   # the judge holds these against its own clock (guard.clock_disagreement)
@@ -331,7 +331,7 @@ def main(fd_in, fd_out, folder, device):
         out.flush()
     try:
         import torch
-        from harness import bench_kernel, contracts, guard, launches, wire  # noqa: F401 (watched by guard)
+        from kgo_harness import bench_kernel, contracts, guard, launches, wire  # noqa: F401 (watched by guard)
         launches.install()
         torch.use_deterministic_algorithms(True, warn_only=True)
         # New allocations are NaN-filled: an output the kernel allocates but never fully writes shows up.
@@ -352,7 +352,7 @@ def main(fd_in, fd_out, folder, device):
         except MemoryError:
             emit({"memory": f"the kernel's process ran out of memory (cap: {side.memory_cap_mb} MiB)"})
         except Exception as e:
-            from harness.contracts import LoadError
+            from kgo_harness.contracts import LoadError
             text = f"{type(e).__name__}: {e}"
             if type(e).__name__ == "OutOfMemoryError":
                 emit({"memory": f"the kernel's process ran out of GPU memory (its cap: "

@@ -33,7 +33,7 @@ def _namespaces():
         if mod is not None:
             yield mod_name, vars(mod)
     for mod_name, mod in list(sys.modules.items()):
-        if mod_name == "harness" or mod_name.startswith("harness."):
+        if mod_name == "kgo_harness" or mod_name.startswith("kgo_harness."):
             yield mod_name, vars(mod)
             for name, value in list(vars(mod).items()):
                 if isinstance(value, type) and getattr(value, "__module__", "") == mod_name:

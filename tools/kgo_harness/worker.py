@@ -42,7 +42,7 @@ POOL = None
 
 def main(fd, device):
     global POOL
-    from harness import procs, remote
+    from kgo_harness import procs, remote
     procs.die_with_parent()
     procs.become_subreaper()
     emit = Channel(fd)
@@ -93,8 +93,8 @@ class Crash(Exception):
 
 def handle(req, emit):
     import torch
-    from harness import bench, check, envinfo, ops, remote
-    from harness.contracts import LoadError, Problem, import_file
+    from kgo_harness import bench, check, envinfo, ops, remote
+    from kgo_harness.contracts import LoadError, Problem, import_file
 
     cmd = req["command"]
     device = req.get("device", "cuda")

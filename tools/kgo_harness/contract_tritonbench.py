@@ -11,7 +11,7 @@ import types
 
 import torch
 
-from harness import contracts as C
+from kgo_harness import contracts as C
 
 MAX_INPUTS = 64
 
@@ -180,7 +180,7 @@ class TritonBenchCase:
         return self.p.run_entry(self.args)
 
     def _baseline(self, args):
-        from harness import check, wire
+        from kgo_harness import check, wire
         rp = self.p.reference_process
         tensors = [(f"arg{i}", a) for i, a in enumerate(args) if type(a) is torch.Tensor]
         got = rp.call("reference", count=len(args), inputs=wire.send(rp.folder, tensors),
@@ -190,7 +190,7 @@ class TritonBenchCase:
 
     def reference64(self):
         if self._ref is None:
-            from harness.remote import KernelError
+            from kgo_harness.remote import KernelError
             try:
                 self._ref = self._baseline([C.upcast(a) for a in self.args])
             except KernelError:

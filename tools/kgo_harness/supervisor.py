@@ -13,9 +13,9 @@ import sys
 import threading
 import time
 
-from harness import procs, protocol
+from kgo_harness import procs, protocol
 
-ENTRY = pathlib.Path(__file__).resolve().parent / "kgo_harness.py"
+ENTRY = pathlib.Path(__file__).resolve().parent  # the package folder: Python runs its __main__.py
 WORKER_START_TIMEOUT_S = 180.0
 
 
@@ -213,7 +213,7 @@ def run_request(req, session):
         worker, warm = session.get(req.get("device", "cuda"), start + WORKER_START_TIMEOUT_S)
     except RuntimeError as e:
         if req["command"] == "env":
-            from harness import envinfo
+            from kgo_harness import envinfo
             rep = envinfo.env_report(req.get("device", "cuda"))
             res.update(rep)
             res["missing"] = rep["missing"] + [str(e)]
@@ -364,10 +364,10 @@ def serve_socket(path, idle_s):
     return 0
 
 
-USAGE = """usage: kgo_harness.py <check|bench|env|run-once|catalog> [--request FILE]   (request JSON on stdin)
-       kgo_harness.py serve                                                  (one request per line)
-       kgo_harness.py serve --socket PATH [--idle SECONDS]                   (kgo harness start)
-Protocol: tools/harness/PROTOCOL.md; schemas: schemas/harness/*.schema.json"""
+USAGE = """usage: kgo_harness <check|bench|env|run-once|catalog> [--request FILE]   (request JSON on stdin)
+       kgo_harness serve                                                 (one request per line)
+       kgo_harness serve --socket PATH [--idle SECONDS]                  (kgo harness start)
+Protocol: tools/kgo_harness/PROTOCOL.md; schemas: schemas/harness/*.schema.json"""
 
 
 def _contain(daemon, warm):

@@ -7,9 +7,9 @@ import time
 
 import torch
 
-from harness import check, compare, envinfo, plausibility
-from harness.protocol import case_seed, is_cuda_fatal, tolerance
-from harness.timing import Timer, make_calls, rotate_count, stats, time_variant
+from kgo_harness import check, compare, envinfo, plausibility
+from kgo_harness.protocol import case_seed, is_cuda_fatal, tolerance
+from kgo_harness.timing import Timer, make_calls, rotate_count, stats, time_variant
 
 
 def check_outputs(cases, outs, tol):

@@ -13,9 +13,9 @@ import subprocess
 import sys
 import time
 
-from harness import procs
+from kgo_harness import procs
 
-ENTRY = pathlib.Path(__file__).resolve().parent / "kgo_harness.py"
+ENTRY = pathlib.Path(__file__).resolve().parent  # the package folder: Python runs its __main__.py
 
 
 class KernelDied(Exception):
@@ -37,7 +37,7 @@ class KernelError(Exception):
 
 class KernelProcess:
     def __init__(self, device):
-        from harness import wire
+        from kgo_harness import wire
         self.device = device
         self.folder = wire.private_folder()
         to_kernel_r, to_kernel_w = os.pipe()
@@ -77,7 +77,7 @@ class KernelProcess:
             self.ready = True
 
     def call(self, op, **fields):
-        from harness import guard
+        from kgo_harness import guard
         self.wait_ready()
         before = guard.clock_stamp()
         try:

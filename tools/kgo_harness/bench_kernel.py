@@ -3,7 +3,7 @@
 cross-check. The outputs of the first input set go back to the judge as bytes, which checks them."""
 import statistics
 
-from harness import timing, wire
+from kgo_harness import timing, wire
 
 
 def time_shape(side, msg):

@@ -9,8 +9,8 @@ import sys
 
 import torch
 
-from harness import cpu_honesty, cuda_contract, ops
-from harness.protocol import parse_value
+from kgo_harness import cpu_honesty, cuda_contract, ops
+from kgo_harness.protocol import parse_value
 
 
 CULPRITS = ("setup", "import", "reference", "kernel", "contract", "environment")
@@ -133,7 +133,7 @@ class Problem:
         self.ref_module = None
         self.reference_dtype = "float64"
         self.compile_s = 0.0
-        from harness import formats  # its adapters build on this module's cases
+        from kgo_harness import formats  # its adapters build on this module's cases
         self.contract = self._resolve_contract(req["contract"], formats)
         self.entry = None
         self.adapter = formats.ADAPTERS.get(self.contract)
@@ -242,7 +242,7 @@ class Problem:
         if self.device != "cuda":
             raise LoadError("the CUDA contract needs a GPU (--device cuda); kernel.cu cannot run on the CPU",
                             culprit="environment", needs_gpu=True)
-        from harness.protocol import cache_dir
+        from kgo_harness.protocol import cache_dir
         try:
             self.params = cuda_contract.parse_solve(self.kernel_path.read_text(errors="replace"),
                                                     self.req.get("inputs"), self.req.get("outputs"))

@@ -5,10 +5,10 @@ import time
 
 import torch
 
-from harness import checks, compare, cpu_honesty, ops, wire
-from harness.contracts import LoadError
-from harness.protocol import is_cuda_fatal, case_seed, merge_verdicts, tolerance
-from harness.remote import KernelDied, KernelError, KernelHack
+from kgo_harness import checks, compare, cpu_honesty, ops, wire
+from kgo_harness.contracts import LoadError
+from kgo_harness.protocol import is_cuda_fatal, case_seed, merge_verdicts, tolerance
+from kgo_harness.remote import KernelDied, KernelError, KernelHack
 
 # Seconds the kernel's process spent running cases, and first-call (compile) time of this check.
 LEDGER = {"device_s": 0.0, "compile_s": 0.0}

@@ -8,7 +8,7 @@ import time
 
 import torch
 
-from harness.protocol import is_cuda_fatal
+from kgo_harness.protocol import is_cuda_fatal
 
 
 def stats(samples):

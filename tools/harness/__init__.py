@@ -1,1 +1,0 @@
-"""kgo's Python harness (correctness gate, timer, environment report); entry: kgo_harness.py."""
