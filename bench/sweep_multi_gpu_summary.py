@@ -33,19 +33,22 @@ def both_busy_seconds(rs):
 
 
 def smi_both_busy(csv):
-    """Share of nvidia-smi samples in which every GPU reported utilization > 0."""
+    """(share of nvidia-smi samples in which every GPU reported utilization > 0, share in which every GPU had
+    memory in use (a CUDA context: a job's process is on it), number of samples)."""
     samples = collections.defaultdict(dict)
     if not csv.exists():
-        return None, 0
+        return None, None, 0
     for line in csv.read_text().splitlines():
         parts = [p.strip() for p in line.split(",")]
-        if len(parts) < 5 or not parts[3].rstrip(" %").isdigit():
+        if len(parts) < 5 or not parts[3].rstrip(" %").isdigit() or not parts[4].split()[0].isdigit():
             continue
-        samples[parts[0]][parts[1]] = int(parts[3].rstrip(" %"))
+        samples[parts[0]][parts[1]] = (int(parts[3].rstrip(" %")), int(parts[4].split()[0]))
     full = [s for s in samples.values() if len(s) >= 2]
     if not full:
-        return None, 0
-    return sum(all(u > 0 for u in s.values()) for s in full) / len(full), len(full)
+        return None, None, 0
+    util = sum(all(u > 0 for u, _ in s.values()) for s in full) / len(full)
+    mem = sum(all(m > 0 for _, m in s.values()) for s in full) / len(full)
+    return util, mem, len(full)
 
 
 def main():
@@ -56,7 +59,7 @@ def main():
         return 1
     wa, wo = wall(a), wall(o)
     busy, ngpu = both_busy_seconds(a)
-    share, nsamples = smi_both_busy(out / "smi-all.csv")
+    share, mem_share, nsamples = smi_both_busy(out / "smi-all.csv")
     pins = collections.defaultdict(set)
     for r in a:
         pins[r["provenance"]["cuda_visible_devices"]].add((r["provenance"]["gpu"] or {}).get("uuid"))
@@ -69,7 +72,8 @@ def main():
                                     f"{sum(r['status'] == 'ok' for r in o)}/{len(o)} (one GPU)"),
         ("both GPUs busy at once", ngpu >= 2 and busy / wa >= 0.5,
          f"{ngpu} GPUs; every GPU had a job running for {busy:.1f} s of the {wa:.1f} s wall ({busy / wa:.0%})"
-         + (f"; nvidia-smi: every GPU above 0% utilization in {share:.0%} of {nsamples} samples"
+         + (f"; nvidia-smi, {nsamples} samples: every GPU with a CUDA context in {mem_share:.0%}, every GPU above 0%"
+            f" utilization in {share:.0%} (a job spends most of its time starting Python and torch, not on the GPU)"
             if share is not None else "; no nvidia-smi samples")),
         ("wall <= 0.6x one GPU", wa / wo <= 0.6, f"{wa:.1f} s on all GPUs vs {wo:.1f} s on GPU 0: ratio {wa / wo:.2f}"),
         ("each job names its GPU", len(uuids) >= 2 and None not in uuids and all(len(s) == 1 for s in pins.values()),
