@@ -33,7 +33,7 @@ def main():
         good = (ROOT / "examples" / "softmax" / "kernel.py").read_text()
         src.write_text(good)
         subprocess.run([a.kgo, "init", "softmax", str(src), "--platform", "H100", "--dir", tmp, "--reference",
-                        str(ROOT / "examples" / "softmax" / "ref.py")], check=True, capture_output=True, env=env)
+                        str(ROOT / "templates" / "ops" / "softmax" / "ref.py")], check=True, capture_output=True, env=env)
         ws = pathlib.Path(tmp) / "kernel_opt_softmax"
         rows = []
         for label, text in [("PASS", good), ("FAIL", None)]:

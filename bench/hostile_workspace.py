@@ -63,7 +63,7 @@ def files(ws):
 def new_workspace(kgo, root):
     kernel = SOURCE_DIR / "examples" / "softmax" / "kernel.py"
     rc, err = kgo("init", "h", kernel, "--platform", "H100", "--dir", root, "--shape", "4096x4096",
-                  "--reference", SOURCE_DIR / "examples" / "softmax" / "ref.py")
+                  "--reference", SOURCE_DIR / "templates" / "ops" / "softmax" / "ref.py")
     assert rc == 0, err
     ws = root / "kernel_opt_h"
     for args in (["memory", "create"], ["memory", "create"], ["spec", "auto"]):

@@ -58,9 +58,9 @@ def skeleton_reason(folder):
 
 
 def honest_kernels():
-    """([(op, kernel path)], [(folder, why skipped)]) over examples/ and templates/ops/."""
+    """([(op, kernel path)], [(folder, why skipped)]) over templates/ops/ (the only copy of each variant)."""
     kernels, skipped = [], []
-    for base in (ROOT / "examples", ROOT / "templates" / "ops"):
+    for base in (ROOT / "templates" / "ops",):
         for folder in sorted(p for p in base.iterdir() if p.is_dir() and (p / "ref.py").is_file()):
             why = skeleton_reason(folder)
             if why:

@@ -62,7 +62,7 @@ fi
 
 if want softmax; then
   phase "softmax workspace: init, spec auto, roofline, check, bench, baseline"
-  run init "$KGO" init softmax examples/softmax/kernel.py --platform H200 --reference examples/softmax/ref.py \
+  run init "$KGO" init softmax examples/softmax/kernel.py --platform H200 --reference templates/ops/softmax/ref.py \
     --shape 4096x4096 --dir "$WS" --json
   W="$WS/kernel_opt_softmax"
   run spec_auto "$KGO" spec auto --workspace "$W"
@@ -87,7 +87,7 @@ if want verdicts; then
   phase "verdicts on planted kernels (each in its own workspace)"
   P="$R/planted"
   mkdir -p "$P"
-  python3 - "$REPO/examples/softmax/kernel.py" "$P" <<'PY'
+  python3 - "$REPO/templates/ops/softmax/kernel.py" "$P" <<'PY'
 import pathlib, sys
 good = pathlib.Path(sys.argv[1]).read_text()
 out = pathlib.Path(sys.argv[2])
@@ -97,7 +97,7 @@ body = "    rows, cols = x.shape\n"
 (out / "sleeper.py").write_text(good.replace(body, body + "    import time\n    time.sleep(600)\n"))
 PY
   for k in wrong segfault sleeper; do
-    "$KGO" init "$k" "$P/$k.py" --platform H200 --reference examples/softmax/ref.py --shape 1024x1024 \
+    "$KGO" init "$k" "$P/$k.py" --platform H200 --reference templates/ops/softmax/ref.py --shape 1024x1024 \
       --dir "$WS" >/dev/null
   done
   run check_wrong "$KGO" check --workspace "$WS/kernel_opt_wrong" --json

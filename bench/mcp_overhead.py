@@ -21,7 +21,7 @@ def make_workspace(kgo, tmp):
     src = pathlib.Path(tmp) / "kernel.py"
     src.write_text((ROOT / "examples" / "softmax" / "kernel.py").read_text())
     subprocess.run([kgo, "init", "softmax", str(src), "--platform", "H100", "--dir", tmp, "--reference",
-                    str(ROOT / "examples" / "softmax" / "ref.py")], check=True, capture_output=True)
+                    str(ROOT / "templates" / "ops" / "softmax" / "ref.py")], check=True, capture_output=True)
     return pathlib.Path(tmp) / "kernel_opt_softmax"
 
 

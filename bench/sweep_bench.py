@@ -26,12 +26,13 @@ LOCAL_JOBS = int(sys.argv[2]) if len(sys.argv) > 2 else 20
 SLURM_JOBS = int(sys.argv[3]) if len(sys.argv) > 3 else 100
 ENV = dict(os.environ, KGO_DATA_DIR=str(ROOT), KGO_HARNESS_DAEMON="0")
 SOFTMAX = ROOT / "examples" / "softmax"
+SOFTMAX_REF = ROOT / "templates" / "ops" / "softmax" / "ref.py"
 
 
 def spec(tmp, name, n, step, **extra):
     shapes = [f"{64 + i}x128" for i in range(n)]
     s = dict(name=name, kernels=[{"name": "softmax", "kernel": str(SOFTMAX / "kernel.py"),
-                                  "reference": str(SOFTMAX / "ref.py")}],
+                                  "reference": str(SOFTMAX_REF)}],
              platforms=["H200"], shapes=shapes, steps=[step], device="cpu", **extra)
     p = tmp / f"{name}.json"
     p.write_text(json.dumps(s))

@@ -25,10 +25,10 @@ cat > "$W/spec.json" <<JSON
 {
   "name": "examples-h200",
   "kernels": [
-    {"name": "softmax", "kernel": "$REPO/examples/softmax/v4_optimized.py", "reference": "$REPO/examples/softmax/ref.py"},
-    {"name": "layer_norm", "kernel": "$REPO/examples/layer_norm/v4_optimized.py", "reference": "$REPO/examples/layer_norm/ref.py"},
-    {"name": "gelu", "kernel": "$REPO/examples/gelu/v4_optimized.py", "reference": "$REPO/examples/gelu/ref.py"},
-    {"name": "add", "kernel": "$REPO/examples/add/v4_optimized.py", "reference": "$REPO/examples/add/ref.py"}
+    {"name": "softmax", "kernel": "$REPO/templates/ops/softmax/v4_optimized.py", "reference": "$REPO/templates/ops/softmax/ref.py"},
+    {"name": "layer_norm", "kernel": "$REPO/templates/ops/layer_norm/v4_optimized.py", "reference": "$REPO/templates/ops/layer_norm/ref.py"},
+    {"name": "gelu", "kernel": "$REPO/templates/ops/gelu/v4_optimized.py", "reference": "$REPO/templates/ops/gelu/ref.py"},
+    {"name": "add", "kernel": "$REPO/templates/ops/add/v4_optimized.py", "reference": "$REPO/templates/ops/add/ref.py"}
   ],
   "platforms": ["H200"],
   "shapes": ["256x256", "1024x1024", "4096x4096"],

@@ -47,7 +47,7 @@ def new_workspace(root, kernel):
     parent = root / "ws"
     parent.mkdir()
     r = run_kgo("init", "softmax", kernel, "--platform", "H100", "--dir", parent, "--shape", "4096x4096",
-                "--reference", SOURCE_DIR / "examples" / "softmax" / "ref.py")
+                "--reference", SOURCE_DIR / "templates" / "ops" / "softmax" / "ref.py")
     assert r.rc == 0, r.err
     return parent / "kernel_opt_softmax"
 

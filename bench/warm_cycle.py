@@ -52,7 +52,7 @@ def cycle(ws, daemon):
 def main():
     with tempfile.TemporaryDirectory() as parent:
         subprocess.run([KGO, "init", "softmax", ROOT / "examples/softmax/kernel.py", "--platform", "H200",
-                        "--reference", ROOT / "examples/softmax/ref.py", "--shape", "4096x4096", "--dir", parent],
+                        "--reference", ROOT / "templates/ops/softmax/ref.py", "--shape", "4096x4096", "--dir", parent],
                        env=ENV, check=True, capture_output=True)
         ws = pathlib.Path(parent) / "kernel_opt_softmax"
         rows = [("cold", cycle(ws, False)) for _ in range(CYCLES)]

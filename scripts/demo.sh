@@ -6,7 +6,7 @@ here="$(cd "$(dirname "$0")/.." && pwd)"
 kgo="$here/build/cli/kgo"
 ws_parent="${KGO_WORKSPACES:-/tmp}"
 "$kgo" init softmax "$here/examples/softmax/kernel.py" --platform H100 \
-  --reference "$here/examples/softmax/ref.py" --shape 4096x4096 --dir "$ws_parent" --force
+  --reference "$here/templates/ops/softmax/ref.py" --shape 4096x4096 --dir "$ws_parent" --force
 cd "$ws_parent/kernel_opt_softmax"
 "$kgo" spec auto
 "$kgo" roofline --op softmax --shape 256x256 --shape 1024x1024 --shape 4096x4096 --dtype fp32

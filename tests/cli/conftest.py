@@ -163,6 +163,6 @@ def workspace(tmp_path, kernel_file):
     parent = tmp_path / "ws"
     parent.mkdir()
     r = run_kgo("init", "softmax", kernel_file, "--platform", "H100", "--dir", parent,
-                "--shape", "4096x4096", "--reference", SOURCE_DIR / "examples" / "softmax" / "ref.py")
+                "--shape", "4096x4096", "--reference", SOURCE_DIR / "templates" / "ops" / "softmax" / "ref.py")
     assert r.rc == 0, r.err
     return parent / "kernel_opt_softmax"

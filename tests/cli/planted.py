@@ -9,7 +9,7 @@ import subprocess
 from conftest import SOURCE_DIR, run_kgo
 
 GOOD = (SOURCE_DIR / "examples" / "softmax" / "kernel.py").read_text()
-REF = SOURCE_DIR / "examples" / "softmax" / "ref.py"
+REF = SOURCE_DIR / "templates" / "ops" / "softmax" / "ref.py"
 _ENTRY_BODY = "    rows, cols = x.shape\n"
 assert _ENTRY_BODY in GOOD and "y = e / tl.sum(e, axis=0)" in GOOD
 

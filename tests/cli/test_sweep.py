@@ -12,12 +12,13 @@ import slurm_cluster
 from conftest import SOURCE_DIR, git, validate
 
 SOFTMAX = SOURCE_DIR / "examples" / "softmax"
+SOFTMAX_REF = SOURCE_DIR / "templates" / "ops" / "softmax" / "ref.py"
 
 
 def write_spec(tmp_path, **spec):
     spec.setdefault("name", "t")
     spec.setdefault("kernels", [{"name": "softmax", "kernel": str(SOFTMAX / "kernel.py"),
-                                 "reference": str(SOFTMAX / "ref.py")}])
+                                 "reference": str(SOFTMAX_REF)}])
     path = tmp_path / "spec.json"
     path.write_text(json.dumps(spec))
     return path
@@ -82,7 +83,7 @@ shapes = ["64x128"]
 [[kernels]]
 name = "softmax"
 kernel = "{SOFTMAX / 'kernel.py'}"
-reference = "{SOFTMAX / 'ref.py'}"
+reference = "{SOFTMAX_REF}"
 ''')
     r = kgo("sweep", "run", toml, "--dir", tmp_path / "s", "--json")
     assert r.rc == 0, r.err
@@ -165,7 +166,7 @@ def test_local_pins_one_worker_per_gpu_and_serialises_its_jobs(kgo, tmp_path):
         assert json.loads((ws / "kgo.json").read_text())["platform_input"] == x["job"]["platform"]
         p = x["provenance"]
         assert p["kernel_sha256"] == planted.sha256(SOFTMAX / "kernel.py")
-        assert p["reference_sha256"] == planted.sha256(SOFTMAX / "ref.py")
+        assert p["reference_sha256"] == planted.sha256(SOFTMAX_REF)
         assert p["host"] == os.uname().nodename and len(p["kgo_commit"]) >= 7
     assert validate(json.loads((d / "sweep.json").read_text()), "sweep/plan.schema.json") is None
 
@@ -174,9 +175,9 @@ def test_local_cpu_check_retries_timeouts_resumes_and_collects(kgo, tmp_path):
     good = write_spec(tmp_path, name="cpu", steps=["check"], platforms=["H200"], shapes=["64x128"],
                       device="cpu", step_args={"check": ["--trials", "1"]},
                       kernels=[{"name": "good", "kernel": str(SOFTMAX / "kernel.py"),
-                                "reference": str(SOFTMAX / "ref.py")},
+                                "reference": str(SOFTMAX_REF)},
                                {"name": "wrong", "kernel": str(tmp_path / "wrong.py"),
-                                "reference": str(SOFTMAX / "ref.py")}])
+                                "reference": str(SOFTMAX_REF)}])
     (tmp_path / "wrong.py").write_text(planted.wrong())
     d = tmp_path / "s"
     r = kgo("sweep", "run", good, "--dir", d, "--cpu-jobs", "2")

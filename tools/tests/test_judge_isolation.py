@@ -11,7 +11,7 @@ import pytest
 
 from conftest import KERNELS, SMALL, kernel, needs_cuda
 
-REF = str(KERNELS.parents[2] / "examples" / "softmax" / "ref.py")
+REF = str(KERNELS.parents[2] / "templates" / "ops" / "softmax" / "ref.py")
 
 
 def check(harness, name, **extra):
