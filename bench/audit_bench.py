@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Benchmark: `kgo audit` of a workspace with 1,000 iteration records and 10,000 citations against a
-generated 1,000-file gpu-wiki, beside the 1 s target (issue 3).
+generated 1,000-file gpu-wiki, beside the 1 s target.
 
 The wiki's 1,000 documents each describe one synthetic product ("Q<n> SXM": made-up figures for a
 made-up part, not hardware data) in a spec table. The workspace targets one of them; `kgo spec auto`

@@ -3,7 +3,7 @@
 Usage: python3 bench/ceiling_vs_torch.py KGO [kgo ceiling options...]   (JSON on stdout, table on stderr)
 Order: PyTorch pass, `KGO ceiling --json ...`, PyTorch pass again; the best of both PyTorch passes is compared.
 Bandwidth counts bytes read plus bytes written (copy 2x, triad 3x the array); matmul counts 2*N^3 FLOP.
-Targets (issue 7): ceiling's best bandwidth pattern >= PyTorch's best; bf16 tensor peak within 5% of torch's.
+Targets: ceiling's best bandwidth pattern >= PyTorch's best; bf16 tensor peak within 5% of torch's.
 """
 import datetime
 import json

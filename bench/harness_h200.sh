@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# H200 evidence for kgo's Python harness (issue 6): GPU anti-cheat tests, the example kernels timed by the
+# H200 evidence for kgo's Python harness: GPU anti-cheat tests, the example kernels timed by the
 # harness beside PyTorch eager / torch.compile and the copy ceiling of the same run, agreement with Nsight
 # Compute, repeatability, and cold vs warm overhead of a check + bench cycle.
 # Usage: bench/harness_h200.sh OUTDIR     (device tool: bench/harness_h200.sh "$OUT")

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""The hostile-workspace attacks of issue 12, end to end, against one kgo binary: each case builds a
+"""The hostile-workspace attacks, end to end, against one kgo binary: each case builds a
 fresh workspace with that binary, plants the attack, runs the command a victim would run and says
 whether the workspace held (refused or ignored the attack, changed nothing it should not) or not.
 
@@ -7,7 +7,7 @@ whether the workspace held (refused or ignored the attack, changed nothing it sh
 
 Prints one row per case (case, command, exit status, verdict, what was seen); exits 1 when any case
 did not hold. With KGO_BIN/KGO_DATA_DIR of an older kgo it shows how that one behaved (the "before"
-column of bench/results/hostile-workspace-*.md). CPU only: no GPU, no harness runs.
+column of evidence/hostile-workspace-*.md). CPU only: no GPU, no harness runs.
 """
 import argparse
 import hashlib

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """H200 evidence for the judge's process boundary (tools/kgo_harness/PROTOCOL.md, "The process boundary").
-  honest   every honest kernel in examples/<op>/ and templates/ops/<op>/ (folders with ref.py; skeletons whose
+  honest   every honest kernel in templates/ops/<op>/ (folders with ref.py; skeletons whose
            files still hold `{{...}}` placeholders are listed as skipped, never counted), in complete runs: one
            run = a check at the op's default shapes + edge shapes and a bench at 256², 1024², 4096² of every
            kernel, through one warm harness. A kernel's run is clean when both say PASS with no REWARD_HACK,

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# kgo end to end on a GPU machine (issue 6, the C++ side of the harness): env -> init -> spec auto ->
+# kgo end to end on a GPU machine (the C++ side of the harness): env -> init -> spec auto ->
 # roofline -> check -> bench -> baseline on examples/softmax, the verdicts on planted kernels (wrong,
 # crashing, sleeping, and a baseline that must refuse to commit), then `kgo ops` on the seed's ops.
 # Usage (repo root, on the GPU machine):

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Benchmark: `kgo memory summary` over 1,000 iteration records, against the 100 ms target (issue 5).
+"""Benchmark: `kgo memory summary` over 1,000 iteration records, against the 100 ms target.
 
 Builds a workspace with `kgo init`, creates v0 with `kgo memory create`, then writes 1,000 filled
 records (performance and correctness with stamps, search log, pitfalls, references, ISA progress,

@@ -2,7 +2,7 @@
 
 Usage: python3 bench/profile_overhead.py KGO WORKSPACE OP [ROUNDS]   (JSON on stdout)
 A first `KGO profile --op OP --json` gives the exact ncu command kgo runs; then each round times the bare
-command (its --log-file pointed at a scratch file) and `KGO profile` again. Target (issue 7): kgo's median
+command (its --log-file pointed at a scratch file) and `KGO profile` again. Target: kgo's median
 wall time <= 1.2 x the bare median.
 """
 import json

@@ -1,5 +1,5 @@
 // In-process timing of the roofline engine on every catalog op x 20 shapes, beside the 50 ms
-// target of issue 4: the arithmetic and rendering alone, and the whole run_roofline (registry
+// target: the arithmetic and rendering alone, and the whole run_roofline (registry
 // load, README + roofline.json written atomically, git commit). The whole-process figure is
 // bench/roofline_bench.py's. Usage: kgo_roofline_bench <workspace with registered specs> [runs]
 #include <algorithm>

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""`kgo roofline` on every catalog op x 20 shapes, against the 50 ms target (issue 4).
+"""`kgo roofline` on every catalog op x 20 shapes, against the 50 ms target.
 
 Makes one workspace (kgo init + kgo spec auto on the embedded wiki), then times whole `kgo roofline`
 processes: the writing run (README sections, roofline.json, git commit) and the checking run

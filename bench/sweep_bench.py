@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Benchmark: kgo sweep against issue 17's targets, measured side by side.
+"""Benchmark: kgo sweep against its targets, measured side by side.
 1. Local dispatch: a sweep of N jobs on one CPU worker; per job, the sweep's wall time over the job's own
    commands (kgo init of its workspace + the step, as the job's result times them). Target <= 0.5 s.
 2. Slurm: a 100-job CPU sweep (kgo check on the CPU, small shape) on a single-node cluster started here;

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Cost of committing `spec` and `roofline` inside a transaction (issue 12: at most 1.2x before).
+"""Cost of committing `spec` and `roofline` inside a transaction (target: at most 1.2x the cost before).
 
 Times whole kgo processes of two builds side by side, interleaved run by run on one machine:
 `spec remove hbm_bandwidth` + `spec auto` (two commits of specs.json and README.md) and

@@ -2,7 +2,7 @@
 """Benchmark: one `kgo check` + `kgo bench` cycle, cold (a fresh harness process per command) against warm
 (`kgo harness start`: Python, torch and compiled kernels stay loaded), beside the cycle's irreducible time:
 the GPU time and compile time the harness itself reports (result.timing.device_s and compile_s).
-Issue 6's target: a warm cycle costs at most 2x its irreducible GPU and compile time.
+Target: a warm cycle costs at most 2x its irreducible GPU and compile time.
 Usage: bench/warm_cycle.py [path/to/kgo] [cycles] [cuda|cpu]   (workspace on examples/softmax; cpu: a smoke run
 of the script itself at a small shape in the Triton interpreter, whose timings mean nothing)
 """

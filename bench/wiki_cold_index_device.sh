@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The cold wiki index (issue 11: 10,000 files within 1 s on 2 cores) on an idle machine, where wall
+# The cold wiki index (goal: 10,000 files within 1 s on 2 cores) on an idle machine, where wall
 # time means something: bench/wiki_cold_index.py pinned to CPUs 0-1, for the new kgo and, when given,
 # the old one, one after the other on the same generated wiki size. Needs no GPU.
 # Usage: bench/wiki_cold_index_device.sh [OUTDIR]   (default $OUT/wiki-cold-index, else /tmp/wiki-cold-index)

@@ -1,6 +1,6 @@
 # Defines kgo_libgit2: libgit2 and its dependencies linked from their static archives where all of them
 # are installed (Debian's -dev packages ship them), else the shared libgit2. Statically linked, kgo loads
-# about ten fewer shared libraries at every start (bench/results/init-vs-git-*.md).
+# about ten fewer shared libraries at every start (evidence/init-vs-git-*.md).
 # Sets KGO_LIBGIT2_IS_STATIC. -DKGO_LIBGIT2_STATIC=OFF forces the shared library.
 option(KGO_LIBGIT2_STATIC "Link libgit2 from its static archives when they are installed" ON)
 pkg_check_modules(LIBGIT2 REQUIRED IMPORTED_TARGET libgit2)

@@ -12,7 +12,7 @@ here="$(cd "$(dirname "$0")/.." && pwd)"
 work=$(mktemp -d /tmp/kgo-old-XXXXXX)
 trap 'rm -rf "$work"' EXIT
 git -C "$here" archive "$rev" | tar -x -C "$work"
-rm -rf "$work/bench/results"   # evidence archives: not needed to run, and they count against the carry limit
+rm -rf "$work/evidence"   # evidence archives: not needed to run, and they count against the carry limit
 "$here/scripts/device-pack.sh" "$work"
 rm -rf "$work/build-device"
 rm -rf "$dest"

@@ -1,5 +1,5 @@
 """`kgo asm`: saved H200 SASS/PTX and compiler reports (--file), and a kernel.cu workspace compiled with nvcc
-when the CUDA toolkit is installed. Triton kernels on a real GPU: bench/results/issue7-h200-2026-11-20."""
+when the CUDA toolkit is installed. Triton kernels on a real GPU: evidence/profiling-h200-2026-11-20."""
 import json
 import os
 import shutil

@@ -1,5 +1,5 @@
 """`kgo profile` end to end with fake ncu / nvidia-smi executables that replay real H200 CSVs, plus the
-no-GPU, no-counters and bad-option paths. The real-GPU run is in bench/results/issue7-h200-2026-11-20."""
+no-GPU, no-counters and bad-option paths. The real-GPU run is in evidence/profiling-h200-2026-11-20."""
 import json
 
 import pytest

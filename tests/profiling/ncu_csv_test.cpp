@@ -101,8 +101,8 @@ TEST(NcuCsvTest, DetailsPageFromH200) {
 // harness's stdout lines and ==PROF== lines precede the table; rows are named by raw metric.
 TEST(NcuCsvTest, KgoHarnessRunOnH200) {
   auto text = core::try_read_file(std::filesystem::path(KGO_SOURCE_DIR) /
-                                  "bench/results/harness-h200-2026-11-20/ncu.csv");
-  ASSERT_TRUE(text) << "committed evidence bench/results/harness-h200-2026-11-20/ncu.csv is missing";
+                                  "evidence/harness-h200-2026-11-20/ncu.csv");
+  ASSERT_TRUE(text) << "committed evidence/harness-h200-2026-11-20/ncu.csv is missing";
   NcuReport r = parse_ncu_csv(*text);
   EXPECT_EQ(r.page, "details");  // `--metrics` without `--page raw`: section "Command line profiler metrics"
   ASSERT_EQ(r.launches.size(), 8u);

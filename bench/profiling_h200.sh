@@ -1,20 +1,20 @@
 #!/usr/bin/env bash
-# Issue 7 evidence on a GPU machine (the device tool's H200): kgo ceiling --record vs PyTorch in the same run,
+# Profiling evidence on a GPU machine (the device tool's H200): kgo ceiling --record vs PyTorch in the same run,
 # kgo profile + verdicts and kgo asm for softmax, layer_norm, a Triton bf16 matmul and cuBLAS, the
 # --summary-first and --kernel-regex launch selection, and kgo profile vs the bare ncu run.
 # Usage (repo root): KGO=.device-carry/kgo OUT=/some/dir [PHASES="ceiling roofline profiles summary overhead cuda sass"]
-# bench/issue7_h200.sh ; everything lands in $OUT/issue7.tar.gz (re-packed after every phase, so a cut-short
+# bench/profiling_h200.sh ; everything lands in $OUT/profiling.tar.gz (re-packed after every phase, so a cut-short
 # run still returns what it did).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 KGO=$(realpath "${KGO:-.device-carry/kgo}")
 PHASES=${PHASES:-ceiling roofline profiles summary overhead cuda sass}
 want() { [[ " $PHASES " == *" $1 "* ]]; }
-W=/tmp/issue7
-WS=/tmp/issue7_ws
+W=/tmp/kgo_profiling
+WS=/tmp/kgo_profiling_ws
 rm -rf "$W" "$WS"
 mkdir -p "$W" "$WS"
-pack() { tar czf "$OUT/issue7.tar.gz" -C /tmp issue7; }
+pack() { tar czf "$OUT/profiling.tar.gz" -C /tmp kgo_profiling; }
 phase() { echo; echo "=== $(date -u +%H:%M:%S) $*"; }
 exec > >(tee "$W/log.txt") 2>&1
 
