@@ -26,8 +26,10 @@ void write_file(const fs::path& path, std::string_view content);
 // fsyncs a directory so a rename inside it is durable.
 void fsync_dir(const fs::path& dir);
 
-// Lower-case hex SHA-256 of `data`.
+// Lower-case hex SHA-256 of `data` (with the CPU's SHA instructions where it has them).
 std::string sha256_hex(std::string_view data);
+// The same digest from the portable code alone, for tests that compare the two paths.
+std::string sha256_hex_portable(std::string_view data);
 
 // SHA-256 of a file's content; throws when unreadable.
 std::string sha256_file(const fs::path& path);

@@ -69,17 +69,33 @@ std::int64_t now_ns() {
       .count();
 }
 
-std::string esc(const std::string& s) {
-  std::string out;
-  out.reserve(s.size());
-  for (char c : s) {
-    if (c == '\\') out += "\\\\";
-    else if (c == '\t') out += "\\t";
-    else if (c == '\n') out += "\\n";
-    else if (c == '\r') out += "\\r";
-    else out += c;
+// Appends `s` with backslash, tab and line breaks escaped (the cache is one record per line,
+// fields split by tabs).
+void put(std::string& out, std::string_view s) {
+  size_t plain = 0;
+  for (size_t i = 0; i < s.size(); ++i) {
+    char c = s[i];
+    if (c != '\\' && c != '\t' && c != '\n' && c != '\r') continue;
+    out.append(s.data() + plain, i - plain);
+    out += '\\';
+    out += c == '\t' ? 't' : c == '\n' ? 'n' : c == '\r' ? 'r' : '\\';
+    plain = i + 1;
   }
-  return out;
+  out.append(s.data() + plain, s.size() - plain);
+}
+
+template <class Int>
+void put_int(std::string& out, Int v) {
+  char buf[24];
+  auto r = std::to_chars(buf, buf + sizeof buf, v);
+  out.append(buf, r.ptr);
+}
+
+// The shortest text that reads back as exactly `v`.
+void put_num(std::string& out, double v) {
+  char buf[40];
+  auto r = std::to_chars(buf, buf + sizeof buf, v);
+  out.append(buf, r.ptr);
 }
 
 std::string unesc(std::string_view s) {
@@ -115,29 +131,70 @@ long long to_ll(std::string_view v) {
   return x;
 }
 
-std::string num(double v) {
-  char buf[40];
-  std::snprintf(buf, sizeof buf, "%.17g", v);
-  return buf;
-}
-
 std::string serialize(const fs::path& root, const Cache& c) {
-  std::string out = std::string(k_magic) + "\t" + esc(c.parser_id) + "\t" + std::to_string(c.written_ns) +
-                    "\nroot\t" + esc(root.string()) + "\n";
+  size_t estimate = 256;
+  for (const auto& [rel, f] : c.files) estimate += 128 + rel.size() + 160 * f.index.facts.size();
+  std::string out;
+  out.reserve(estimate);
+  out += k_magic;
+  out += '\t';
+  put(out, c.parser_id);
+  out += '\t';
+  put_int(out, c.written_ns);
+  out += "\nroot\t";
+  put(out, root.string());
+  out += '\n';
+  auto field = [&out](std::string_view s) {
+    out += '\t';
+    put(out, s);
+  };
+  auto number = [&out](auto v) {
+    out += '\t';
+    put_int(out, v);
+  };
   for (const auto& [rel, f] : c.files) {
-    out += "file\t" + esc(rel) + "\t" + std::to_string(f.size) + "\t" + std::to_string(f.mtime_ns) + "\t" +
-           f.sha + "\t" + std::to_string(f.index.facts.size()) + "\n";
+    out += "file";
+    field(rel);
+    number(f.size);
+    number(f.mtime_ns);
+    field(f.sha);
+    number(f.index.facts.size());
+    out += '\n';
     for (const auto& p : f.index.products) {
-      out += "p\t" + esc(p.name) + "\t" + esc(p.arch) + "\t" + std::to_string(p.line) + "\n";
+      out += 'p';
+      field(p.name);
+      field(p.arch);
+      number(p.line);
+      out += '\n';
     }
-    for (const auto& [a, t] : f.index.aliases) out += "a\t" + esc(a) + "\t" + esc(t) + "\n";
+    for (const auto& [a, t] : f.index.aliases) {
+      out += 'a';
+      field(a);
+      field(t);
+      out += '\n';
+    }
     for (const auto& i : f.index.issues) {
-      out += "i\t" + esc(i.kind) + "\t" + std::to_string(i.line) + "\t" + esc(i.message) + "\n";
+      out += 'i';
+      field(i.kind);
+      number(i.line);
+      field(i.message);
+      out += '\n';
     }
     for (const auto& x : f.index.facts) {
-      out += "f\t" + esc(x.product) + "\t" + esc(x.metric) + "\t" + esc(x.label) + "\t" + num(x.value) + "\t" +
-             esc(x.unit) + "\t" + esc(x.value_text) + "\t" + (x.approximate ? "1" : "0") + "\t" +
-             (x.measured ? "1" : "0") + "\t" + esc(x.core) + "\t" + std::to_string(x.line) + "\t" + esc(x.kind) + "\n";
+      out += 'f';
+      field(x.product);
+      field(x.metric);
+      field(x.label);
+      out += '\t';
+      put_num(out, x.value);
+      field(x.unit);
+      field(x.value_text);
+      out += x.approximate ? "\t1" : "\t0";
+      out += x.measured ? "\t1" : "\t0";
+      field(x.core);
+      number(x.line);
+      field(x.kind);
+      out += '\n';
     }
   }
   return out;

@@ -4,6 +4,8 @@
 #include <algorithm>
 #include <cctype>
 #include <set>
+#include <string_view>
+#include <unordered_map>
 
 #include "core/strings.hpp"
 
@@ -68,11 +70,14 @@ const std::vector<MetricInfo>& metric_table() {
   return t;
 }
 
-const MetricInfo* info(const std::string& metric) {
-  for (const auto& m : metric_table()) {
-    if (metric == m.name) return &m;
-  }
-  return nullptr;
+const MetricInfo* info(std::string_view metric) {
+  static const std::unordered_map<std::string_view, const MetricInfo*> by_name = [] {
+    std::unordered_map<std::string_view, const MetricInfo*> m;
+    for (const auto& i : metric_table()) m.emplace(i.name, &i);
+    return m;
+  }();
+  auto it = by_name.find(metric);
+  return it == by_name.end() ? nullptr : it->second;
 }
 
 // Lower-case words of `text`, split on anything but letters and digits.

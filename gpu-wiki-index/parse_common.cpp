@@ -15,9 +15,17 @@ namespace kgo::wiki {
 
 namespace {
 
-bool is_target_token(const std::string& part) {
-  static const std::regex re(R"(^(sm_\d+[a-z]?|gfx\d+[a-z0-9]*)$)", std::regex::icase);
-  return std::regex_match(part, re);
+// A compile target: "sm_90", "sm_90a", "gfx942" (any case).
+bool is_target_token(std::string_view part) {
+  std::string p = lower(part);
+  bool sm = p.rfind("sm_", 0) == 0, gfx = p.rfind("gfx", 0) == 0;
+  if (!sm && !gfx) return false;
+  size_t digits = 3;
+  while (digits < p.size() && std::isdigit(static_cast<unsigned char>(p[digits]))) ++digits;
+  if (digits == 3) return false;
+  std::string_view rest = std::string_view(p).substr(digits);
+  if (sm) return rest.empty() || (rest.size() == 1 && rest[0] >= 'a' && rest[0] <= 'z');
+  return rest.find_first_not_of("abcdefghijklmnopqrstuvwxyz0123456789") == std::string_view::npos;
 }
 
 }  // namespace
@@ -91,6 +99,9 @@ bool looks_like_product(std::string_view cell) {
   size_t paren = s.find('(');
   if (paren != std::string::npos) s = trim(s.substr(0, paren));
   static const std::regex re(R"(^([A-Z]{1,4})([0-9]{1,4})[A-Za-z]{0,3}( [A-Za-z0-9]+){0,3}$)");
+  size_t caps = 0;  // the pattern's start, checked before the (slow) regex: 1-4 capitals, a digit
+  while (caps < s.size() && caps < 5 && s[caps] >= 'A' && s[caps] <= 'Z') ++caps;
+  if (caps == 0 || caps > 4 || caps >= s.size() || s[caps] < '0' || s[caps] > '9') return false;
   std::smatch m;
   if (!std::regex_match(s, m, re)) return false;
   std::string letters = m[1].str();
@@ -136,6 +147,8 @@ std::vector<std::string> find_model_tokens(const std::string& text) {
   // At a word start: an optional series ("RTX "), up to 3 capitals, 2-4 digits, up to 2 capitals,
   // then a word end ("H100", "MI300X", "RTX 4090", "B200"; not "HBM3E", "H100s").
   for (size_t p = 0; p < text.size(); ++p) {
+    // A token starts with a capital or a digit (every series does too), after no letter or digit.
+    if (!upper(text[p]) && !digit(text[p])) continue;
     if (p > 0 && alnum(text[p - 1])) continue;
     for (std::string_view series : {"RTX ", "GTX ", "RX ", "RTX PRO ", ""}) {
       if (text.compare(p, series.size(), series) != 0) continue;
@@ -184,9 +197,12 @@ bool names_other_product(const std::string& text, const std::string& product) {
   for (const auto& m : find_model_tokens(text)) {  // texts rarely repeat: not memoized
     if (std::find(own.begin(), own.end(), m) == own.end()) return true;
   }
-  std::string t = lower(text), p = lower(product);
+  if (own.empty()) return false;
+  std::string t = lower(text);
+  if (!has_word(t, lower(own.front()))) return false;
+  std::string p = lower(product);
   for (const char* form : {"sxm", "sxm4", "sxm5", "pcie", "nvl", "oam"}) {
-    if (has_word(t, form) && !has_word(p, form) && !own.empty() && has_word(t, lower(own.front()))) return true;
+    if (has_word(t, form) && !has_word(p, form)) return true;
   }
   return false;
 }
@@ -285,7 +301,8 @@ std::vector<std::pair<std::string, std::string>> labelled_values(const std::stri
 
 void add_facts(FileIndex& out, const FactSite& site, const std::string& label,
                const std::string& cell, const std::string& default_unit, bool sparse_column) {
-  if (auto parts = labelled_values(plain_text(cell)); !parts.empty()) {
+  const std::string cell_text = plain_text(cell), label_text = plain_text(label);
+  if (auto parts = labelled_values(cell_text); !parts.empty()) {
     for (const auto& [value, qualifier] : parts) {
       add_facts(out, site, label + " (" + qualifier + ")", value, default_unit, sparse_column);
     }
@@ -297,28 +314,28 @@ void add_facts(FileIndex& out, const FactSite& site, const std::string& label,
     out.issues.push_back(WikiIssue{"unparsed", site.file, site.line, msg});
   };
   if (!pv) {
-    if (!why.empty()) issue(site.product + " '" + plain_text(label) + "': cannot read the value: " + why);
+    if (!why.empty()) issue(site.product + " '" + label_text + "': cannot read the value: " + why);
     return;
   }
   auto metrics = metrics_from_text(label);
   if (metrics.empty()) {
-    issue(site.product + ": label '" + plain_text(label) +
-          "' names no canonical metric (value '" + plain_text(cell) + "' not indexed)");
+    issue(site.product + ": label '" + label_text +
+          "' names no canonical metric (value '" + cell_text + "' not indexed)");
     return;
   }
   std::string unit = pv->unit.empty() ? default_unit : pv->unit;
   bool sparse = sparse_column || pv->sparse;
-  std::string per = per_what(plain_text(cell), *pv);
+  std::string per = per_what(cell_text, *pv);
   bool per_sm = per == "sm" || per == "cu" || per == "multiprocessor" || per == "sms" || per == "cus";
   if (!per.empty() && (!per_sm || !per_sm_metric(metrics.front()))) {
-    issue(site.product + " '" + plain_text(label) + "' = '" + plain_text(cell) + "': a figure per " + per +
+    issue(site.product + " '" + label_text + "' = '" + cell_text + "': a figure per " + per +
           " is not the product's " + metrics.front());
     return;
   }
   for (std::string metric : metrics) {
     if (sparse && !is_sparse_metric(metric)) {
       if (!is_canonical_metric(metric + "_sparse")) {
-        issue(site.product + " '" + plain_text(label) + "': a sparse figure of a metric without a sparse variant");
+        issue(site.product + " '" + label_text + "': a sparse figure of a metric without a sparse variant");
         continue;
       }
       metric += "_sparse";
@@ -326,7 +343,7 @@ void add_facts(FileIndex& out, const FactSite& site, const std::string& label,
     auto q = normalize(pv->value, unit);
     std::string dim = metric_dimension(metric);
     if (!q || q->dimension != dim) {
-      issue(site.product + " '" + plain_text(label) + "' = '" + plain_text(cell) + "': " +
+      issue(site.product + " '" + label_text + "' = '" + cell_text + "': " +
             (unit.empty() ? std::string("no unit") : "unit '" + unit + "'") + " does not fit " +
             metric + " (" + dim + ")");
       continue;
@@ -334,7 +351,7 @@ void add_facts(FileIndex& out, const FactSite& site, const std::string& label,
     Fact f;
     f.product = site.product;
     f.metric = metric;
-    f.label = plain_text(label);
+    f.label = label_text;
     f.value = pv->value;
     f.unit = unit;
     f.value_text = trim(cell);

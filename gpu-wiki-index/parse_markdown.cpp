@@ -1,3 +1,4 @@
+#include <algorithm>
 #include <cctype>
 #include <optional>
 
@@ -18,15 +19,17 @@ class MarkdownParser {
   FileIndex run(std::string_view text) {
     m_notes = !spec_document(m_rel, text);
     std::vector<std::string> lines;
-    size_t start = 0;
+    size_t start = 0, rows = 0;  // rows: lines that may be table rows, each likely a fact
     while (start <= text.size()) {
       size_t nl = text.find('\n', start);
       if (nl == std::string_view::npos) nl = text.size();
       std::string l(text.substr(start, nl - start));
       if (!l.empty() && l.back() == '\r') l.pop_back();
+      if (l.find('|') != std::string::npos) ++rows;
       lines.push_back(std::move(l));
       start = nl + 1;
     }
+    m_out.facts.reserve(std::min<size_t>(rows, 4096));
     size_t i = front_matter(lines);
     strip_non_content(lines, i);
     bool fence = false;

@@ -1,7 +1,10 @@
 #include "gpu-wiki-index/units.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cctype>
+#include <charconv>
+#include <cstdlib>
 #include <cmath>
 #include <vector>
 
@@ -73,6 +76,12 @@ bool is_digit(char c) { return c >= '0' && c <= '9'; }
 
 // The unit spelled at s[pos] (followed by a non-alphanumeric), longest first.
 const UnitInfo* unit_at(std::string_view s, size_t pos, size_t* len) {
+  static const std::array<bool, 256> starts = [] {
+    std::array<bool, 256> t{};
+    for (const auto& u : units_by_length()) t[static_cast<unsigned char>(u.spelling[0])] = true;
+    return t;
+  }();
+  if (pos >= s.size() || !starts[static_cast<unsigned char>(lc(s[pos]))]) return nullptr;
   for (const auto& u : units_by_length()) {
     std::string_view sp = u.spelling;
     if (pos + sp.size() > s.size()) continue;
@@ -166,12 +175,18 @@ void for_each_number(std::string_view s, F f) {
   }
 }
 
-std::string digits_only(std::string_view number) {
-  std::string out;
+// The value of a number that number_at() found ("1,978.9" -> 1978.9). Out of a double's range it is
+// what strtod makes of it (infinite or zero), which parse_value refuses or keeps as written.
+double decimal(std::string_view number) {
+  std::string digits;
   for (char c : number) {
-    if (c != ',' && c != ' ') out += c;
+    if (c != ',' && c != ' ') digits += c;
   }
-  return out;
+  double v = 0;
+  if (std::from_chars(digits.data(), digits.data() + digits.size(), v).ec != std::errc()) {
+    v = std::strtod(digits.c_str(), nullptr);
+  }
+  return v;
 }
 
 }  // namespace
@@ -184,6 +199,13 @@ std::string utf8_prefix(std::string_view text, size_t max_bytes) {
 }
 
 std::string plain_text(std::string_view text) {
+  constexpr std::string_view blank = " \t\r\n";
+  // The common text has no emphasis, code span or odd space: only its ends are trimmed.
+  if (text.find_first_of("*_`\xC2\xE2") == std::string_view::npos) {
+    size_t b = text.find_first_not_of(blank);
+    if (b == std::string_view::npos) return "";
+    return std::string(text.substr(b, text.find_last_not_of(blank) - b + 1));
+  }
   std::string s;
   s.reserve(text.size());
   for (size_t i = 0; i < text.size(); ++i) {
@@ -208,9 +230,10 @@ std::string plain_text(std::string_view text) {
     }
     s += text[i];
   }
-  size_t b = s.find_first_not_of(" \t\r\n");
+  size_t b = s.find_first_not_of(blank);
   if (b == std::string::npos) return "";
-  s = s.substr(b, s.find_last_not_of(" \t\r\n") - b + 1);
+  s.erase(s.find_last_not_of(blank) + 1);
+  s.erase(0, b);
   if (s.size() >= 2 && (s.front() == '*' || s.front() == '_') && s.back() == s.front()) {
     s = s.substr(1, s.size() - 2);
   }
@@ -294,11 +317,9 @@ std::optional<ParsedValue> parse_value(std::string_view text, std::string* why) 
   if (why) why->clear();
   ParsedValue v;
   size_t pos = 0;
-  std::string lower;
-  for (char c : s) lower += lc(c);
-  if (lower.empty() || lower == "-" || lower == "\xE2\x80\x94" || lower == "\xE2\x80\x93" ||
-      lower == "n/a" || lower == "na" || lower == "tbd" || lower == "?" ||
-      lower.rfind("unknown", 0) == 0) {
+  auto is = [&s](std::string_view word) { return s.size() == word.size() && starts_with_ci(s, 0, word); };
+  if (s.empty() || is("-") || is("\xE2\x80\x94") || is("\xE2\x80\x93") || is("n/a") || is("na") ||
+      is("tbd") || is("?") || starts_with_ci(s, 0, "unknown")) {
     return fail("");
   }
   for (std::string_view p : {"~", "\xE2\x89\x88", "approximately ", "approx. ", "approx ", "about ",
@@ -324,7 +345,7 @@ std::optional<ParsedValue> parse_value(std::string_view text, std::string* why) 
     return fail("");
   }
   v.number_text = s.substr(pos, n);
-  v.value = std::stod(digits_only(v.number_text));
+  v.value = decimal(v.number_text);
   pos += n;
   size_t p = skip_spaces(s, pos);
   // "65,536 × 32-bit": a count of 32-bit registers.
@@ -345,8 +366,8 @@ std::optional<ParsedValue> parse_value(std::string_view text, std::string* why) 
     size_t r = e < s.size() && s[e] == '=' ? skip_spaces(s, e + 1) : std::string::npos;
     size_t rn = r == std::string::npos ? 0 : number_at(s, r);
     if (w == 0 || rn == 0) return fail("'" + s + "' is an expression, not a value");
-    double result = std::stod(digits_only(s.substr(r, rn)));
-    double product = v.value * std::stod(digits_only(s.substr(q, w)));
+    double result = decimal(s.substr(r, rn));
+    double product = v.value * decimal(s.substr(q, w));
     if (std::fabs(product - result) > 1e-9 * std::fabs(result)) {
       return fail("'" + s + "' is an expression whose result does not match its terms");
     }
