@@ -107,7 +107,11 @@ void run_check(Context& ctx) {
     text += i.file + (i.line > 0 ? ":L" + std::to_string(i.line) : "") + ": " + i.kind + ": " + i.message + "\n";
   }
   std::map<std::string, std::set<std::string>> kinds;  // fact kind -> files stating such facts
-  for (const auto& f : w.index.facts()) kinds[f.kind].insert(f.file);
+  const wiki::Fact* prev = nullptr;  // facts come file by file: insert each kind and file once
+  for (const auto& f : w.index.facts()) {
+    if (!prev || prev->kind != f.kind || prev->file != f.file) kinds[f.kind].insert(f.file);
+    prev = &f;
+  }
   nlohmann::json documents = nlohmann::json::object();
   std::string kind_text;
   for (const auto& [kind, files] : kinds) {

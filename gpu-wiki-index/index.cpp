@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cmath>
+#include <optional>
 #include <set>
 #include <unordered_map>
 #include <unordered_set>
@@ -143,10 +144,16 @@ WikiIndex assemble_index(const fs::path& root, std::vector<FileIndex> files) {
     unparsed.insert(unparsed.end(), f.issues.begin(), f.issues.end());
   }
   // Facts of products no document defines are passing mentions in notes, not products.
+  std::optional<std::string> last;  // a file's facts mostly share one product: decide it once
+  bool last_kept = false;
   for (auto& f : files) {
     for (Fact& fact : f.facts) {
       if (!alias_target.empty()) fact.product = canonical(fact.product);
-      if (arch_at.count(fact.product)) facts.push_back(std::move(fact));
+      if (last != fact.product) {
+        last = fact.product;
+        last_kept = arch_at.count(fact.product) > 0;
+      }
+      if (last_kept) facts.push_back(std::move(fact));
     }
   }
   for (const auto& [alias, target] : aliases) {
@@ -177,12 +184,19 @@ WikiIndex::WikiIndex(fs::path root, std::vector<Fact> facts, std::vector<WikiIss
   auto id = [](std::unordered_map<std::string, std::uint32_t>& ids, const std::string& s) {
     return ids.try_emplace(s, static_cast<std::uint32_t>(ids.size())).first->second;
   };
+  const Fact* prev = nullptr;  // neighbours mostly share product and file: look each up once
+  std::uint32_t product = 0, file = 0;
   for (size_t i = 0; i < m_facts.size(); ++i) {
     const Fact& f = m_facts[i];
     auto n = static_cast<std::uint32_t>(i);
-    m_by_key.emplace_back(std::uint64_t{id(m_product_ids, f.product)} << 32 | metric_id(f.metric), n);
-    m_by_site.emplace_back(std::uint64_t{id(m_file_ids, f.file)} << 32 | static_cast<std::uint32_t>(f.line), n);
-    if (known.insert(f.product).second) m_archs.emplace_back(f.product, "");
+    if (!prev || prev->product != f.product) {
+      product = id(m_product_ids, f.product);
+      if (known.insert(f.product).second) m_archs.emplace_back(f.product, "");
+    }
+    if (!prev || prev->file != f.file) file = id(m_file_ids, f.file);
+    prev = &f;
+    m_by_key.emplace_back(std::uint64_t{product} << 32 | metric_id(f.metric), n);
+    m_by_site.emplace_back(std::uint64_t{file} << 32 | static_cast<std::uint32_t>(f.line), n);
   }
   std::sort(m_by_key.begin(), m_by_key.end());
   std::sort(m_by_site.begin(), m_by_site.end());

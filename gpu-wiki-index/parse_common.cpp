@@ -144,11 +144,20 @@ std::vector<std::string> find_model_tokens(const std::string& text) {
   auto digit = [](char c) { return c >= '0' && c <= '9'; };
   auto alnum = [&](char c) { return upper(c) || digit(c) || (c >= 'a' && c <= 'z'); };
   std::vector<std::string> out;
+  // Every model has a capital right before a digit, or before a space and a digit ("RTX 4090"):
+  // text without one (most value cells) holds none.
+  bool candidate = false;
+  for (size_t i = 0; i + 1 < text.size() && !candidate; ++i) {
+    bool spaced = text[i + 1] == ' ' && i + 2 < text.size() && digit(text[i + 2]);
+    candidate = upper(text[i]) && (digit(text[i + 1]) || spaced);
+  }
+  if (!candidate) return out;
   // At a word start: an optional series ("RTX "), up to 3 capitals, 2-4 digits, up to 2 capitals,
   // then a word end ("H100", "MI300X", "RTX 4090", "B200"; not "HBM3E", "H100s").
   for (size_t p = 0; p < text.size(); ++p) {
-    // A token starts with a capital or a digit (every series does too), after no letter or digit.
-    if (!upper(text[p]) && !digit(text[p])) continue;
+    // A token starts with a capital (a series does too; a bare number names no model), after no
+    // letter or digit.
+    if (!upper(text[p])) continue;
     if (p > 0 && alnum(text[p - 1])) continue;
     for (std::string_view series : {"RTX ", "GTX ", "RX ", "RTX PRO ", ""}) {
       if (text.compare(p, series.size(), series) != 0) continue;
@@ -161,10 +170,10 @@ std::vector<std::string> find_model_tokens(const std::string& text) {
       if (l - p - series.size() > 3 || d - l < 2 || d - l > 4 || e - d > 2 || (e < text.size() && alnum(text[e]))) {
         continue;
       }
-      std::string letters = text.substr(p, l - p);
-      bool bad = letters.empty();  // a bare number ("8192", "3350") names no model
-      for (const char* b : {"FP", "BF", "TF", "INT", "HBM", "DDR", "SM", "CU", "NV", "XCD", "GFX", "TB", "GB", "MB",
-                            "KB", "PB", "W", "E", "M", "K", "N", "X", "D", "V", "P", "SXM", "CC", "SIMD"}) {
+      std::string_view letters = std::string_view(text).substr(p, l - p);
+      bool bad = letters.empty();
+      for (std::string_view b : {"FP", "BF", "TF", "INT", "HBM", "DDR", "SM", "CU", "NV", "XCD", "GFX", "TB", "GB",
+                                 "MB", "KB", "PB", "W", "E", "M", "K", "N", "X", "D", "V", "P", "SXM", "CC", "SIMD"}) {
         if (letters == b) bad = true;
       }
       if (!bad) out.push_back(text.substr(p, e - p));

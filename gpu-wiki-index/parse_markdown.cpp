@@ -1,5 +1,6 @@
 #include <algorithm>
 #include <cctype>
+#include <deque>
 #include <optional>
 
 #include "core/strings.hpp"
@@ -18,23 +19,25 @@ class MarkdownParser {
 
   FileIndex run(std::string_view text) {
     m_notes = !spec_document(m_rel, text);
-    std::vector<std::string> lines;
+    // Lines are views of `text`, or of `edited` where non-content was cut out of them.
+    std::vector<std::string_view> lines;
+    std::deque<std::string> edited;
     size_t start = 0, rows = 0;  // rows: lines that may be table rows, each likely a fact
     while (start <= text.size()) {
       size_t nl = text.find('\n', start);
       if (nl == std::string_view::npos) nl = text.size();
-      std::string l(text.substr(start, nl - start));
-      if (!l.empty() && l.back() == '\r') l.pop_back();
-      if (l.find('|') != std::string::npos) ++rows;
-      lines.push_back(std::move(l));
+      std::string_view l = text.substr(start, nl - start);
+      if (!l.empty() && l.back() == '\r') l.remove_suffix(1);
+      if (l.find('|') != std::string_view::npos) ++rows;
+      lines.push_back(l);
       start = nl + 1;
     }
     m_out.facts.reserve(std::min<size_t>(rows, 4096));
     size_t i = front_matter(lines);
-    strip_non_content(lines, i);
+    strip_non_content(lines, i, edited);
     bool fence = false;
     while (i < lines.size()) {
-      std::string t = trim(lines[i]);
+      std::string_view t = trimmed(lines[i]);
       int line_no = static_cast<int>(i) + 1;
       if (t.rfind("```", 0) == 0 || t.rfind("~~~", 0) == 0) {
         fence = !fence;
@@ -46,26 +49,26 @@ class MarkdownParser {
         continue;
       }
       if (t.rfind("#", 0) == 0) {
-        heading(t, line_no);
+        heading(std::string(t), line_no);
         ++i;
         continue;
       }
-      std::string body = quoted(t);
+      std::string_view body = quoted(t);
       // A table: a header row and a `---|---` line, with or without outer pipes.
-      if (table_row(body) && i + 1 < lines.size() && table_row(quoted(trim(lines[i + 1]))) &&
-          is_separator_row(split_row(quoted(trim(lines[i + 1]))))) {
+      if (table_row(body) && i + 1 < lines.size() && table_row(quoted(lines[i + 1])) &&
+          is_separator_row(split_row(quoted(lines[i + 1])))) {
         Table tab;
         tab.header_line = line_no;
         tab.header = split_row(body);
         i += 2;
-        while (i < lines.size() && table_row(quoted(trim(lines[i])))) {
-          tab.rows.push_back(Row{static_cast<int>(i) + 1, lines[i], split_row(quoted(trim(lines[i])))});
+        while (i < lines.size() && table_row(quoted(lines[i]))) {
+          tab.rows.push_back(Row{static_cast<int>(i) + 1, std::string(lines[i]), split_row(quoted(lines[i]))});
           ++i;
         }
         table(tab);
         continue;
       }
-      text_line(body, line_no);
+      text_line(std::string(body), line_no);
       ++i;
     }
     return std::move(m_out);
@@ -87,11 +90,11 @@ class MarkdownParser {
 
   // Blanks what is not content, keeping line numbers: HTML comments, indented code blocks
   // (4 spaces or a tab after a blank line, outside lists) and ~~struck-through~~ text.
-  static void strip_non_content(std::vector<std::string>& lines, size_t from) {
+  static void strip_non_content(std::vector<std::string_view>& lines, size_t from, std::deque<std::string>& edited) {
     bool comment = false, prev_blank = true, code = false;
     for (size_t i = from; i < lines.size(); ++i) {
-      std::string& l = lines[i];
-      if (!comment && l.find("<!--") == std::string::npos && l.find("~~") == std::string::npos) {
+      std::string_view& l = lines[i];
+      if (!comment && l.find("<!--") == std::string_view::npos && l.find("~~") == std::string_view::npos) {
         code_block(l, prev_blank, code);  // the common line: nothing inline to strip
         continue;
       }
@@ -99,53 +102,59 @@ class MarkdownParser {
       for (size_t k = 0; k < l.size();) {
         if (comment) {
           size_t end = l.find("-->", k);
-          if (end == std::string::npos) { k = l.size(); break; }
+          if (end == std::string_view::npos) { k = l.size(); break; }
           comment = false;
           k = end + 3;
         } else if (l.compare(k, 4, "<!--") == 0) {
           comment = true;
           k += 4;
-        } else if (l.compare(k, 2, "~~") == 0 && l.find("~~", k + 2) != std::string::npos && k > 0 &&
+        } else if (l.compare(k, 2, "~~") == 0 && l.find("~~", k + 2) != std::string_view::npos && k > 0 &&
                    l.find_first_not_of(" \t") < k) {
           k = l.find("~~", k + 2) + 2;  // struck-through span (a leading ~~~ is a fence)
         } else {
           out += l[k++];
         }
       }
-      l = std::move(out);
+      l = edited.emplace_back(std::move(out));
       code_block(l, prev_blank, code);
     }
   }
 
   // Indented code: 4 spaces or a tab after a blank line (or more code), outside lists; blanked.
-  static void code_block(std::string& l, bool& prev_blank, bool& code) {
+  static void code_block(std::string_view& l, bool& prev_blank, bool& code) {
     size_t first = l.find_first_not_of(kWhitespace);
-    bool blank = first == std::string::npos;
+    bool blank = first == std::string_view::npos;
     if (!blank) {
       bool indented = l.rfind("    ", 0) == 0 || l.rfind("\t", 0) == 0;
-      std::string_view t(l.data() + first, l.size() - first);
+      std::string_view t = l.substr(first);
       bool list_item = t.rfind("- ", 0) == 0 || t.rfind("* ", 0) == 0 || t.rfind("+ ", 0) == 0 ||
                        (std::isdigit(static_cast<unsigned char>(t[0])) && t.find(". ") != std::string_view::npos);
       code = indented && (code || prev_blank) && !list_item;
     }
-    if (code) l.clear();
+    if (code) l = {};
     prev_blank = blank;
   }
 
   // A line that can be a table row: it has a `|` outside code spans that is not escaped.
-  static bool table_row(const std::string& t) {
-    if (t.empty() || t.find('|') == std::string::npos) return false;
+  static bool table_row(std::string_view t) {
+    if (t.empty() || t.find('|') == std::string_view::npos) return false;
     if (t.front() == '|') return true;
     return split_row(t).size() >= 2;
   }
 
-  static std::string quoted(const std::string& t) {
-    std::string s = t;
-    while (!s.empty() && s.front() == '>') s = trim(s.substr(1));
-    return s;
+  static std::string_view trimmed(std::string_view v) {
+    size_t b = v.find_first_not_of(kWhitespace);
+    return b == std::string_view::npos ? std::string_view() : v.substr(b, v.find_last_not_of(kWhitespace) - b + 1);
   }
 
-  size_t front_matter(const std::vector<std::string>& lines) {
+  // The line trimmed, without blockquote markers ("> | a | b |" -> "| a | b |").
+  static std::string_view quoted(std::string_view t) {
+    t = trimmed(t);
+    while (!t.empty() && t.front() == '>') t = trimmed(t.substr(1));
+    return t;
+  }
+
+  size_t front_matter(const std::vector<std::string_view>& lines) {
     if (lines.empty() || trim(lines[0]) != "---") return 0;
     for (size_t i = 1; i < lines.size(); ++i) {
       std::string t = trim(lines[i]);
@@ -214,11 +223,10 @@ class MarkdownParser {
   // "# H20 Specifications", "# NVIDIA H100 SXM Datasheet". "# NVIDIA Hopper GPU Hardware
   // Compute Specifications Table" names an architecture, not a product, and does not.
   static std::optional<std::string> title_product(std::string title) {
-    for (const char* suffix : {" specification table", " specifications", " specification", " spec sheet",
-                               " specs", " spec", " datasheet", " data sheet", " hardware", " gpu",
-                               " accelerator"}) {
-      std::string suf = suffix;
-      if (title.size() > suf.size() && lower(title.substr(title.size() - suf.size())) == suf) {
+    for (std::string_view suf : {" specification table", " specifications", " specification", " spec sheet",
+                                 " specs", " spec", " datasheet", " data sheet", " hardware", " gpu",
+                                 " accelerator"}) {
+      if (title.size() > suf.size() && lower(std::string_view(title).substr(title.size() - suf.size())) == suf) {
         title = trim(title.substr(0, title.size() - suf.size()));
       }
     }

@@ -241,7 +241,8 @@ std::vector<std::string> split_row(std::string_view line) {
   if (!s.empty() && s.front() == '|') s.erase(0, 1);
   if (!s.empty() && s.back() == '|' && (s.size() < 2 || s[s.size() - 2] != '\\')) s.pop_back();
   std::vector<std::string> cells;
-  if (s.find_first_of("`\\") == std::string::npos) {  // no code span or escape: split at every `|`
+  cells.reserve(static_cast<size_t>(std::count(s.begin(), s.end(), '|')) + 1);
+  if (s.find('`') == std::string::npos && s.find('\\') == std::string::npos) {  // split at every `|`
     for (size_t start = 0;;) {
       size_t bar = s.find('|', start);
       cells.push_back(trim(std::string_view(s).substr(start, bar == std::string::npos ? bar : bar - start)));

@@ -6,6 +6,8 @@
 #include <charconv>
 #include <cstdlib>
 #include <cmath>
+#include <string_view>
+#include <unordered_map>
 #include <vector>
 
 #include "gpu-wiki-index/index.hpp"
@@ -97,12 +99,15 @@ const UnitInfo* unit_at(std::string_view s, size_t pos, size_t* len) {
 }
 
 const UnitInfo* find_unit(const std::string& unit) {
+  static const std::unordered_map<std::string_view, const UnitInfo*> by_spelling = [] {
+    std::unordered_map<std::string_view, const UnitInfo*> m;
+    for (const auto& u : units_by_length()) m.emplace(u.spelling, &u);
+    return m;
+  }();
   std::string l;
   for (char c : unit) l += lc(c);
-  for (const auto& u : units_by_length()) {
-    if (l == u.spelling) return &u;
-  }
-  return nullptr;
+  auto it = by_spelling.find(l);
+  return it == by_spelling.end() ? nullptr : it->second;
 }
 
 // Length of the number at s[pos] ("1,978.9", "3.35", "65536"), 0 when none or malformed.
@@ -201,7 +206,12 @@ std::string utf8_prefix(std::string_view text, size_t max_bytes) {
 std::string plain_text(std::string_view text) {
   constexpr std::string_view blank = " \t\r\n";
   // The common text has no emphasis, code span or odd space: only its ends are trimmed.
-  if (text.find_first_of("*_`\xC2\xE2") == std::string_view::npos) {
+  bool markup = false;  // a plain loop: find_first_of scans the set once per character
+  for (size_t i = 0; i < text.size() && !markup; ++i) {
+    char c = text[i];
+    markup = c == '*' || c == '_' || c == '`' || c == '\xC2' || c == '\xE2';
+  }
+  if (!markup) {
     size_t b = text.find_first_not_of(blank);
     if (b == std::string_view::npos) return "";
     return std::string(text.substr(b, text.find_last_not_of(blank) - b + 1));
