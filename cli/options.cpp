@@ -24,6 +24,10 @@ void add_run_options(CLI::App* sub, harness::TargetOptions& t) {
   add_python_option(sub, t.python);
   sub->add_option("--arg", t.args, "Extra setup() argument name=value (repeatable)");
   sub->add_option("--dtype", t.dtype, "Data type (default: the workspace's, else fp32)");
+  sub->add_option("--memory-limit", t.memory_limit_mb,
+                  "MiB the kernel's process may allocate (GPU memory on cuda, address space on cpu); over it is CRASH "
+                  "(default: the harness's cap, tools/kgo_harness/protocol.py)")
+      ->check(CLI::PositiveNumber);
 }
 
 void add_kernel_options(CLI::App* sub, harness::TargetOptions& t) {

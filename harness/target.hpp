@@ -25,6 +25,7 @@ struct TargetOptions {
   std::optional<std::string> contract;  // --contract (default: kgo.json's, else detected by the harness)
   std::vector<std::string> dims;        // --dim NAME=VALUE
   std::vector<std::string> allow_ops;   // --allow-op NAME: aten ops the kernel may call (not delegation)
+  std::optional<long long> memory_limit_mb;  // --memory-limit MIB (default: the harness's cap)
 };
 
 // The contract flags of `kgo init` and `kgo check`/`bench`.
@@ -55,6 +56,7 @@ struct Target {
   bool shapes_given = true;             // false: kgo's default sizes, the format may use its own
   nlohmann::json contract_spec;         // dims/inputs/outputs/sizes (see contract_spec())
   std::vector<std::string> allow_ops;   // the request's allow_ops
+  std::optional<long long> memory_limit_mb;  // the kernel worker's memory cap; unset: the harness default
   PythonInterpreter python;
 };
 

@@ -52,6 +52,24 @@ def test_allow_op_lets_named_aten_ops_count_as_the_kernels_own(workspace):
     assert r.json()["verdict"] == "PASS"
 
 
+def test_memory_limit_caps_the_kernels_process(workspace):
+    hog = ("\n\ndef _holding(fn):\n"
+           "    def run(x):\n"
+           "        held = torch.empty(768 << 20, dtype=torch.uint8)  # 768 MiB of address space\n"
+           "        out = fn(x)\n"
+           "        del held\n"
+           "        return out\n"
+           "    return run\n\n\n"
+           "triton_softmax = _holding(triton_softmax)\n")
+    (workspace / "kernel.py").write_text((workspace / "kernel.py").read_text() + hog)
+    r = check(workspace, "--no-record", "--json", "--memory-limit", "256")
+    assert r.rc != 0 and r.json()["verdict"] == "CRASH", r.out
+    assert "cap: 256 MiB" in r.json()["message"] and "--memory-limit" in r.json()["message"], r.json()["message"]
+    r = check(workspace, "--no-record", "--json")  # the default cap leaves room for it
+    assert r.rc == 0 and r.json()["verdict"] == "PASS", r.out
+    assert run_kgo("check", "--workspace", workspace, *CPU, "--memory-limit", "0").rc == 3
+
+
 def test_text_report_has_per_case_table(workspace):
     r = check(workspace, "--trials", "2")
     assert r.rc == 0, r.err

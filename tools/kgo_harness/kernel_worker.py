@@ -27,12 +27,22 @@ class KernelSide:
         self.storage = {}
         self.warmed = set()
         self.memory_cap_mb = None
+        self.memory_limit_mb = self.memory_device = None
 
     def verify(self, when):
         from kgo_harness import guard
         changed = self.changes(self.snapshot)
         if changed:
             raise Hack(guard.tampering_message(changed, when))
+
+    def cap_text(self):
+        """The memory cap in words, naming the flag that sets it."""
+        if self.memory_cap_mb is None:
+            return "no cap applied"
+        if self.memory_device == "cpu":
+            return (f"cap: {self.memory_limit_mb} MiB beyond its size at start, {self.memory_cap_mb} MiB of address "
+                    "space; kgo --memory-limit MIB sets it")
+        return f"cap: {self.memory_cap_mb} MiB of GPU memory; kgo --memory-limit MIB sets it"
 
     def sync(self):
         if self.problem.device == "cuda":
@@ -43,6 +53,7 @@ class KernelSide:
         from kgo_harness.contracts import Problem
         req = msg["request"]
         if req.get("memory_limit_mb") and self.memory_cap_mb is None:
+            self.memory_limit_mb, self.memory_device = req["memory_limit_mb"], req["device"]
             self.memory_cap_mb = limit_memory(req["memory_limit_mb"]) if req["device"] == "cpu" else \
                 limit_gpu_memory(req["memory_limit_mb"])
         self.problem = Problem(req, msg.get("role", "kernel"))
@@ -350,17 +361,15 @@ def main(fd_in, fd_out, folder, device):
         except Hack as h:
             emit({"hack": str(h)})
         except MemoryError:
-            emit({"memory": f"the kernel's process ran out of memory (cap: {side.memory_cap_mb} MiB)"})
+            emit({"memory": f"the kernel's process ran out of memory ({side.cap_text()})"})
         except Exception as e:
             from kgo_harness.contracts import LoadError
             text = f"{type(e).__name__}: {e}"
             if type(e).__name__ == "OutOfMemoryError":
-                emit({"memory": f"the kernel's process ran out of GPU memory (its cap: "
-                               f"{side.memory_cap_mb or 'none'} MiB, the request's memory_limit_mb; {text[:300]})"})
+                emit({"memory": f"the kernel's process ran out of GPU memory ({side.cap_text()}; {text[:300]})"})
                 continue
             if "can't allocate memory" in text or "DefaultCPUAllocator" in text:
-                emit({"memory": f"the kernel's process ran out of memory (cap: {side.memory_cap_mb} MiB; "
-                               f"{text[:200]})"})
+                emit({"memory": f"the kernel's process ran out of memory ({side.cap_text()}; {text[:200]})"})
                 continue
             emit({"error": text[:2000] if not isinstance(e, LoadError) else str(e)[:2000],
                   "load_error": isinstance(e, LoadError), "culprit": getattr(e, "culprit", None),

@@ -266,9 +266,10 @@ def _sid(pid):
 
 
 def identity(req, srcs):
-    """What a kernel process is bound to: the workspace folder, the device, and every source's hash."""
+    """What a kernel process is bound to: the workspace folder, the device, its memory cap (set once per
+    process) and every source's hash."""
     text = json.dumps([str(pathlib.Path(req["kernel"]).resolve().parent), req.get("device"),
-                       [(s["path"], s["sha256"]) for s in srcs]])
+                       req.get("memory_limit_mb"), [(s["path"], s["sha256"]) for s in srcs]])
     return hashlib.sha256(text.encode()).hexdigest()
 
 

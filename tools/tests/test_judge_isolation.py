@@ -226,7 +226,7 @@ def test_memory_cap_is_a_crash(harness):
 def test_out_of_gpu_memory_is_a_crash_naming_the_cap(harness):
     res = check(harness, "raise_oom.py")
     assert res["verdict"] == "CRASH", res["message"]
-    assert "ran out of GPU memory" in res["message"] and "memory_limit_mb" in res["message"]
+    assert "ran out of GPU memory" in res["message"] and "--memory-limit" in res["message"]
 
 
 def test_gpu_cap_is_the_limit_as_a_share_of_the_device():
