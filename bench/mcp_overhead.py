@@ -26,9 +26,12 @@ def make_workspace(kgo, tmp):
 
 
 class Mcp:
-    def __init__(self, kgo, ws, env):
-        self.p = subprocess.Popen([kgo, "mcp", "--workspace", str(ws)], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                  stderr=subprocess.DEVNULL, env=env, text=True, bufsize=1)
+    """One `kgo mcp` (serving `ws` when given) driven over raw JSON-RPC."""
+
+    def __init__(self, kgo, ws, env, cwd=None):
+        args = [str(kgo), "mcp"] + (["--workspace", str(ws)] if ws else [])
+        self.p = subprocess.Popen(args, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+                                  env=env, cwd=cwd, text=True, bufsize=1)
         self.n = 0
         self.rpc("initialize", {"protocolVersion": "2025-11-25", "capabilities": {},
                                 "clientInfo": {"name": "bench", "version": "0"}})

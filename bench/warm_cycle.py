@@ -37,7 +37,7 @@ def kgo(*args, daemon):
 
 def cycle(ws, daemon):
     check, cw = kgo("check", "--workspace", ws, *CHECK_ARGS, "--json", "--detail", daemon=daemon)
-    bench, bw = kgo("bench", "--workspace", ws, *BENCH_ARGS, "--no-compile", "--no-record", "--json", daemon=daemon)
+    bench, bw = kgo("bench", "--workspace", ws, *BENCH_ARGS, "--no-compile", "--no-record", "--json", "--detail", daemon=daemon)
     parts = {}
     for name, res in (("check", check["harness"]), ("bench", bench["harness"])):
         t = res.get("timing", {})

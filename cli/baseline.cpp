@@ -54,7 +54,7 @@ void register_baseline(CLI::App& app, Context& ctx) {
   sub->add_option("--rtol", o->opts.check.rtol, "Relative tolerance");
   add_check_timeouts(sub, o->timeouts, "in all");
   sub->add_flag("--quiet", o->quiet, "No progress lines on stderr");
-  sub->add_flag("--detail", o->detail, "--json: the check's every case and harness result (default: its summary)");
+  sub->add_flag("--detail", o->detail, "--json: every check case and the check's and bench's harness results (default: summaries)");
   add_workspace_option(sub, ctx);
   sub->callback([o, &ctx] { run_baseline(*o, ctx); });
 }

@@ -14,7 +14,7 @@ namespace {
 
 struct BenchOptions {
   harness::BenchWorkspaceOptions opts;
-  bool no_compile = false, no_eager = false, no_flush = false, no_record = false, quiet = false;
+  bool no_compile = false, no_eager = false, no_flush = false, no_record = false, quiet = false, detail = false;
 };
 
 void run_bench(const BenchOptions& o, Context& ctx) {
@@ -26,7 +26,7 @@ void run_bench(const BenchOptions& o, Context& ctx) {
   opts.record = !o.no_record;
   harness::check_bench_workspace_settings(opts.settings);
   harness::BenchReport r = harness::bench_workspace(workspace_dir(ctx), opts);
-  emit(ctx, harness::to_json(r), harness::render_bench_text(r));
+  emit(ctx, harness::to_json(r, o.detail), harness::render_bench_text(r));
   if (!r.passed()) {
     std::cerr << "kgo: " << harness::bench_failure_explanation(r) << "\n";
     ctx.exit_code = static_cast<int>(ExitCode::failure);
@@ -53,6 +53,7 @@ void register_bench(CLI::App& app, Context& ctx) {
   add_kernel_options(sub, o->opts.target);
   sub->add_flag("--no-record", o->no_record, "Do not write performance into the memory record");
   sub->add_flag("--quiet", o->quiet, "No progress lines on stderr");
+  sub->add_flag("--detail", o->detail, "--json: the harness result (every sample, clocks, method; default: a summary)");
   add_workspace_option(sub, ctx);
   sub->callback([o, &ctx] { run_bench(*o, ctx); });
 }

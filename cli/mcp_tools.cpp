@@ -128,6 +128,8 @@ const std::vector<Param> k_bench_params = {
     {"runs", "--runs", "integer", "Timed runs per size (the minimum)"},
     {"device", "--device", "string", "cuda, cpu (Triton interpreter; not recorded) or auto"},
     {"no_compile", "--no-compile", "boolean", "Do not time torch.compile"},
+    {"precision", "--precision", "number", "Time until the median's 95% interval is within +-this % (0: exactly runs)"},
+    {"detail", "--detail", "boolean", "The harness result: every sample, clocks, method (default: a summary)"},
 };
 
 std::vector<Def> definitions() {
@@ -185,7 +187,7 @@ std::vector<Def> definitions() {
        {{"shape", "--shape", "array", "Check shapes"}, {"size", "--size", "array", "Bench sizes"},
         {"device", "--device", "string", "cuda, cpu (correctness-only) or auto"},
         {"trials", "--trials", "integer", "Check trials per shape"},
-        {"detail", "--detail", "boolean", "The check's every case and harness result (default: its summary)"}},
+        {"detail", "--detail", "boolean", "Every check case and the harness results (default: summaries)"}},
        "cli/baseline.schema.json", 1800, true},
       {"plan_new", "Write plans/v<N>_plan.md and prepare its record, so that the next check is recorded.",
        {"plan", "new"},

@@ -253,8 +253,8 @@ json to_json(const BaselineReport& r, bool detail) {
           {"wiki_paths", r.wiki_paths},
           {"bench_skipped", r.bench_skipped},
           {"check", to_json(r.check, detail)},
-          {"bench", r.bench ? to_json(*r.bench) : json()}};
-  if (!detail) j["detail"] = "--detail adds every check case and the check's harness result";
+          {"bench", r.bench ? to_json(*r.bench, detail) : json()}};
+  if (!detail) j["detail"] = "--detail adds every check case and the check's and bench's harness results";
   return j;
 }
 

@@ -37,7 +37,7 @@ BaselineReport run_baseline(const std::filesystem::path& workspace, const Baseli
 
 std::string render_baseline_md(const std::filesystem::path& workspace, const BaselineReport& report);
 std::string render_baseline_text(const BaselineReport& report);
-// The check part is check's summary unless `detail` (then every case and the harness result).
+// check and bench are their summaries unless `detail` (then every case and the harness results).
 nlohmann::json to_json(const BaselineReport& report, bool detail = true);
 
 }  // namespace kgo::harness

@@ -103,7 +103,8 @@ std::string render_benchmark_md(const BenchReport& report, const std::string& ti
 std::string render_bench_text(const BenchReport& report);
 // The markdown per-size table of benchmark.md (also used by baseline_report.md).
 std::string render_sizes_table(const BenchReport& report);
-nlohmann::json to_json(const BenchReport& report);
+// A summary (per-size medians and ratios, no samples) unless `detail` (then the harness result).
+nlohmann::json to_json(const BenchReport& report, bool detail = true);
 std::string bench_failure_explanation(const BenchReport& report);
 
 // "256x256" for a JSON shape array.

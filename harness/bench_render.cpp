@@ -173,7 +173,26 @@ std::string render_bench_text(const BenchReport& r) {
   return text;
 }
 
-json to_json(const BenchReport& r) {
+namespace {
+
+// Per size in the summary: the timings and ratios an agent decides on (no samples, clocks or method).
+json summary_sizes(const json& result) {
+  json out = json::array();
+  for (const auto& s : jobj(result, "sizes")) {
+    json row = {{"shape", shape_label(s.value("shape", json::array()))}};
+    for (const char* k : {"median_us", "median_ci_pct", "eager_us", "compile_us", "speedup_vs_eager",
+                          "speedup_vs_compile", "achieved_tbps", "achieved_tflops", "mode", "message"}) {
+      if (s.contains(k) && !s[k].is_null()) row[k] = s[k];
+    }
+    if (s.contains("audit") && s["audit"].is_array() && !s["audit"].empty()) row["audit"] = s["audit"];
+    out.push_back(row);
+  }
+  return out;
+}
+
+}  // namespace
+
+json to_json(const BenchReport& r, bool detail) {
   json util = {{"available", r.utilization.available}, {"why_not", r.utilization.why_not}};
   if (r.utilization.available) {
     json sizes = json::array();
@@ -193,7 +212,7 @@ json to_json(const BenchReport& r) {
                  {"compute", r.utilization.compute_cited},
                  {"sizes", sizes}});
   }
-  return {{"verdict", r.verdict},
+  json j = {{"verdict", r.verdict},
           {"message", r.message},
           {"kernel", r.target.kernel.string()},
           {"kernel_sha256", r.kernel_sha256},
@@ -205,8 +224,19 @@ json to_json(const BenchReport& r) {
           {"report", r.report_path.empty() ? json() : json(r.report_path.string())},
           {"recorded", r.recorded_version ? json("v" + std::to_string(*r.recorded_version)) : json()},
           {"record_note", r.record_note},
-          {"utilization", util},
-          {"harness", r.result}};
+          {"utilization", util}};
+  j["gpu_uuid"] = jobj(r.result, "environment").value("gpu_uuid", json());
+  if (detail) {
+    j["harness"] = r.result;
+    return j;
+  }
+  for (const char* k : {"final_median_us", "geomean_speedup_vs_eager", "geomean_speedup_vs_compile"}) {
+    j[k] = r.result.contains(k) ? r.result[k] : json();
+  }
+  j["sizes"] = summary_sizes(r.result);
+  if (auto w = r.result.find("warnings"); w != r.result.end() && w->is_array() && !w->empty()) j["warnings"] = *w;
+  j["detail"] = "--detail adds the harness result: every sample, clocks, environment and method";
+  return j;
 }
 
 std::string bench_failure_explanation(const BenchReport& r) {

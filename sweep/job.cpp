@@ -52,13 +52,15 @@ std::string status_of(const core::ProcessResult& p) {
   return "error";
 }
 
-// Verdict and headline timing from the step's --json output, when it has them.
+// Verdict and headline timing from the step's --json output (a summary or --detail), when it has them.
 void summarize(const nlohmann::json& out, nlohmann::json& r) {
   r["verdict"] = out.is_object() && out.contains("verdict") ? out["verdict"] : nlohmann::json();
-  const nlohmann::json* h = out.is_object() && out.contains("harness") ? &out["harness"] : nullptr;
-  if (h && out.contains("bench") && out["bench"].is_object() && out["bench"].contains("harness")) h = &out["bench"]["harness"];
   auto num = [&](const char* k) {
-    return h && h->contains(k) && (*h)[k].is_number() ? (*h)[k] : nlohmann::json();
+    for (const char* at : {"", "/harness", "/bench", "/bench/harness"}) {
+      auto p = nlohmann::json::json_pointer(std::string(at) + "/" + k);
+      if (out.is_object() && out.contains(p) && out[p].is_number()) return out[p];
+    }
+    return nlohmann::json();
   };
   r["median_us"] = num("final_median_us");
   r["speedup_vs_eager"] = num("geomean_speedup_vs_eager");
@@ -66,7 +68,8 @@ void summarize(const nlohmann::json& out, nlohmann::json& r) {
 
 // The UUID of the GPU the step's harness computed on, from its environment block (null when it did not say).
 nlohmann::json device_uuid(const nlohmann::json& out) {
-  for (const char* path : {"/gpu_uuid", "/harness/environment/gpu_uuid", "/bench/harness/environment/gpu_uuid"}) {
+  for (const char* path : {"/gpu_uuid", "/harness/environment/gpu_uuid", "/bench/gpu_uuid",
+                           "/bench/harness/environment/gpu_uuid", "/check/gpu_uuid"}) {
     auto p = nlohmann::json::json_pointer(path);
     if (out.is_object() && out.contains(p) && out[p].is_string()) return out[p];
   }
