@@ -70,15 +70,36 @@ void run_auto(const SpecOptions& o, Context& ctx) {
 
 void run_unknown(const SpecOptions& o, Context& ctx) {
   auto ws = workspace_dir(ctx);
-  specs::SpecEntry e = specs::record_unknown(ws, ctx.wiki, o.metric);
+  specs::UnknownResult r = specs::record_unknown(ws, ctx.wiki, o.metric);
   nlohmann::json j = result("unknown", ws);
-  j["entry"] = entry_json(e);
-  emit(ctx, j, "Recorded " + e.metric + ": UNKNOWN (gpu-wiki not found), with a pitfall entry in specs.json\n");
+  j["entry"] = entry_json(r.entry);
+  j["wiki"] = wiki::to_json(r.wiki);
+  emit(ctx, j,
+       "Recorded " + r.entry.metric + ": UNKNOWN (gpu-wiki not found), with a pitfall entry in specs.json\n" +
+           "  gpu-wiki searched: " + wiki::describe(r.wiki) + "\n");
+}
+
+// The wiki the specs cite, for commands that do not verify them: "wiki" (null when none can be
+// read, with "wiki_problem") and "wiki_changed" (null when specs.json recorded no fingerprint).
+std::string cited_wiki(nlohmann::json& j, const specs::CitedWiki& w) {
+  j["wiki"] = w.wiki ? wiki::to_json(*w.wiki) : nlohmann::json(nullptr);
+  j["wiki_changed"] = w.changed ? nlohmann::json(*w.changed) : nlohmann::json(nullptr);
+  if (!w.wiki) {
+    j["wiki_problem"] = w.problem;
+    return "  gpu-wiki: none readable: " + w.problem + "\n";
+  }
+  std::string text = "  gpu-wiki: " + wiki::describe(*w.wiki) + "\n";
+  if (w.changed.value_or(false)) {
+    text += "  its content differs from the wiki these specs were verified against (specs.json recorded " +
+            w.recorded.substr(0, 19) + "); kgo audit re-verifies every citation\n";
+  }
+  return text;
 }
 
 void run_list(Context& ctx) {
   auto ws = workspace_dir(ctx);
-  specs::Registry reg = specs::load_registry(ws);
+  specs::ListResult r = specs::list_specs(ws, ctx.wiki);
+  const specs::Registry& reg = r.reg;
   nlohmann::json j = result("list", ws);
   j["platform"] = reg.platform;
   j["wiki_path"] = reg.wiki_path;
@@ -87,16 +108,20 @@ void run_list(Context& ctx) {
   std::string text = reg.specs.empty() ? "No specs registered; run kgo spec auto\n"
                                        : "Specs of " + ws.string() + " (" + reg.platform + "):\n";
   for (const auto& e : reg.specs) text += "  " + entry_line(e) + "\n";
+  text += cited_wiki(j, r.wiki);
   emit(ctx, j, text);
 }
 
 void run_remove(const SpecOptions& o, Context& ctx) {
   auto ws = workspace_dir(ctx);
-  size_t n = specs::remove_spec(ws, o.metric);
+  specs::RemoveResult r = specs::remove_spec(ws, ctx.wiki, o.metric);
   nlohmann::json j = result("remove", ws);
-  j["metric"] = specs::metric_for_text(o.metric);
-  j["removed"] = n;
-  emit(ctx, j, "Removed " + std::to_string(n) + " entr" + (n == 1 ? "y" : "ies") + " for " + j["metric"].get<std::string>() + "\n");
+  j["metric"] = r.metric;
+  j["removed"] = r.removed;
+  std::string text = "Removed " + std::to_string(r.removed) + " entr" + (r.removed == 1 ? "y" : "ies") + " for " +
+                     r.metric + "\n";
+  text += cited_wiki(j, r.wiki);
+  emit(ctx, j, text);
 }
 
 }  // namespace

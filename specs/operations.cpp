@@ -259,8 +259,8 @@ AutoResult auto_specs(const fs::path& workspace, const std::optional<fs::path>& 
   return r;
 }
 
-SpecEntry record_unknown(const fs::path& workspace, const std::optional<fs::path>& wiki_dir,
-                         const std::string& metric_text) {
+UnknownResult record_unknown(const fs::path& workspace, const std::optional<fs::path>& wiki_dir,
+                             const std::string& metric_text) {
   core::LockedWorkspace guard(workspace);
   Session s = open_session(workspace, wiki_dir);
   std::string metric = metric_for_text(metric_text, s.cfg.dtype);
@@ -273,15 +273,37 @@ SpecEntry record_unknown(const fs::path& workspace, const std::optional<fs::path
                     "; register it with kgo spec add (or kgo spec auto) instead of recording UNKNOWN",
                 ExitCode::usage);
   }
-  SpecEntry e = add_unknown(s, metric, "kgo spec unknown");
+  UnknownResult r{add_unknown(s, metric, "kgo spec unknown"),
+                  wiki::identify_wiki(s.location, s.view.index().fingerprint())};
   save_and_commit(s, "spec: " + metric + " UNKNOWN (gpu-wiki not found)");
-  return e;
+  return r;
 }
 
-size_t remove_spec(const fs::path& workspace, const std::string& metric_text) {
+CitedWiki cited_wiki(const fs::path& workspace, const std::optional<fs::path>& wiki_dir, const Registry& reg) {
+  CitedWiki w;
+  w.recorded = reg.wiki_fingerprint;
+  try {
+    w.wiki = wiki::identify_wiki(workspace_wiki(workspace, wiki_dir));
+  } catch (const Error& e) {
+    w.problem = e.what();
+    return w;
+  }
+  if (!w.recorded.empty()) w.changed = w.wiki->fingerprint != w.recorded;
+  return w;
+}
+
+ListResult list_specs(const fs::path& workspace, const std::optional<fs::path>& wiki_dir) {
+  ListResult r{load_registry(workspace), {}};
+  r.wiki = cited_wiki(workspace, wiki_dir, r.reg);
+  return r;
+}
+
+RemoveResult remove_spec(const fs::path& workspace, const std::optional<fs::path>& wiki_dir,
+                         const std::string& metric_text) {
   core::LockedWorkspace guard(workspace);
   Registry reg = load_registry(workspace);
   std::string metric = metric_for_text(metric_text);
+  CitedWiki cited = cited_wiki(workspace, wiki_dir, reg);
   size_t before = reg.specs.size();
   reg.specs.erase(std::remove_if(reg.specs.begin(), reg.specs.end(),
                                  [&](const SpecEntry& e) { return e.metric == metric; }),
@@ -291,7 +313,7 @@ size_t remove_spec(const fs::path& workspace, const std::string& metric_text) {
     throw Error("no spec for " + metric + " is registered; `kgo spec list` shows what is", ExitCode::missing_spec);
   }
   core::commit_files(workspace, "spec remove " + metric, "spec: remove " + metric, registry_files(workspace, reg));
-  return removed;
+  return RemoveResult{metric, removed, std::move(cited)};
 }
 
 }  // namespace kgo::specs

@@ -54,11 +54,39 @@ struct AutoResult {
 AutoResult auto_specs(const std::filesystem::path& workspace, const std::optional<std::filesystem::path>& wiki_dir,
                       const std::vector<std::string>& extra_dtypes = {});
 
-SpecEntry record_unknown(const std::filesystem::path& workspace,
-                         const std::optional<std::filesystem::path>& wiki_dir, const std::string& metric_text);
+struct UnknownResult {
+  SpecEntry entry;
+  wiki::WikiIdentity wiki;  // the wiki that was searched for the metric
+};
+UnknownResult record_unknown(const std::filesystem::path& workspace,
+                             const std::optional<std::filesystem::path>& wiki_dir, const std::string& metric_text);
 
-// Removes every entry (datasheet, measured, unknown) of the metric; returns how many.
-// Throws Error(missing_spec) when none is registered.
-size_t remove_spec(const std::filesystem::path& workspace, const std::string& metric_text);
+// The wiki a workspace's specs cite, as it is now, for commands that show or remove entries
+// without verifying them: its identity (or why none can be read), and whether its fingerprint
+// differs from the one specs.json recorded when the specs were last verified.
+struct CitedWiki {
+  std::optional<wiki::WikiIdentity> wiki;
+  std::string problem;          // why `wiki` is empty
+  std::string recorded;         // specs.json's wiki_fingerprint ("" when none)
+  std::optional<bool> changed;  // nullopt when there is nothing to compare
+};
+CitedWiki cited_wiki(const std::filesystem::path& workspace, const std::optional<std::filesystem::path>& wiki_dir,
+                     const Registry& reg);
+
+struct ListResult {
+  Registry reg;
+  CitedWiki wiki;
+};
+ListResult list_specs(const std::filesystem::path& workspace, const std::optional<std::filesystem::path>& wiki_dir);
+
+struct RemoveResult {
+  std::string metric;
+  size_t removed = 0;
+  CitedWiki wiki;  // the wiki the removed entries cited
+};
+// Removes every entry (datasheet, measured, unknown) of the metric. Throws Error(missing_spec)
+// when none is registered.
+RemoveResult remove_spec(const std::filesystem::path& workspace, const std::optional<std::filesystem::path>& wiki_dir,
+                         const std::string& metric_text);
 
 }  // namespace kgo::specs

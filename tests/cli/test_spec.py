@@ -1,6 +1,7 @@
 """`kgo spec add|auto|unknown|list|remove` on real workspaces against the atrex fixture wiki and
 the embedded wiki. Line numbers are looked up in the wiki files, never hard-coded."""
 import json
+import pathlib
 import shutil
 
 import pytest
@@ -243,6 +244,51 @@ def test_list_and_remove(ws):
     r = spec(ws, "remove", "sm_count")
     assert r.rc == 15
     assert git("status", "--porcelain", cwd=ws).stdout == ""
+
+
+def test_unknown_list_and_remove_name_their_wiki(ws):
+    wiki_root = str(pathlib.Path(FIXTURE_WIKI).resolve())
+    r = spec(ws, "unknown", "launch_latency")
+    assert r.rc == 0, r.err
+    assert f"gpu-wiki searched: {wiki_root} (kgo.json; " in r.out and "sha256:" in r.out  # no specs.json yet
+    unknown = spec(ws, "unknown", "warp_size", "--json").json()
+    validate(unknown, "cli/spec.schema.json")
+    assert unknown["wiki"]["path"] == wiki_root and unknown["wiki"]["fingerprint"].startswith("sha256:")
+    listed = spec(ws, "list", "--json").json()
+    validate(listed, "cli/spec.schema.json")
+    assert listed["wiki"] == unknown["wiki"] and listed["wiki_changed"] is False
+    text = spec(ws, "list").out.splitlines()
+    assert text[-1].startswith(f"  gpu-wiki: {wiki_root} (specs.json; ")
+    removed = spec(ws, "remove", "warp_size", "--json").json()
+    validate(removed, "cli/spec.schema.json")
+    assert removed["wiki"] == unknown["wiki"] and removed["wiki_changed"] is False
+    r = spec(ws, "remove", "launch_latency")
+    assert r.rc == 0, r.err
+    assert r.out.splitlines()[-1].startswith(f"  gpu-wiki: {wiki_root} (specs.json; ")
+
+
+def test_list_says_when_the_wiki_changed_since_verification(tmp_path, kernel_file):
+    wiki = tmp_path / "wiki"
+    shutil.copytree(FIXTURE_WIKI, wiki)
+    ws = make_ws(tmp_path, kernel_file, wiki=wiki)
+    assert spec(ws, "auto").rc == 0
+    before = spec(ws, "list", "--json").json()
+    assert before["wiki_changed"] is False
+    (wiki / "docs" / "notes.md").write_text("# Notes\n\nNothing to index.\n")
+    after = spec(ws, "list", "--json").json()
+    validate(after, "cli/spec.schema.json")
+    assert after["wiki_changed"] is True
+    assert after["wiki"]["fingerprint"] != before["wiki"]["fingerprint"]
+    assert "differs from the wiki these specs were verified against" in spec(ws, "list").out
+    # The wiki gone and no default readable: list still lists, and says why no wiki is named.
+    shutil.rmtree(wiki)
+    env_wiki = tmp_path / "missing"
+    r = run_kgo("spec", "list", "--workspace", ws, "--json", "--wiki", env_wiki)
+    assert r.rc == 0, r.err
+    out = r.json()
+    validate(out, "cli/spec.schema.json")
+    assert out["wiki"] is None and out["wiki_changed"] is None and str(env_wiki) in out["wiki_problem"]
+    assert out["specs"] == before["specs"]
 
 
 def test_readme_edits_outside_the_section_survive(ws):
