@@ -52,7 +52,8 @@ MODULES = {
 }
 
 # Written-out forms that are exactly one catalog op: a, b, c stand for distinct forward inputs, DIM for the
-# axis (an int or self.<attr>); F is torch.nn.functional however it is spelled.
+# axis (an int or self.<attr>); F is torch.nn.functional however it is spelled. Shape rules as above, plus
+# "axis_all" (all inputs one shape, then "axis") and "diag" (a 1-D a scaling the rows of a 2-D b: b's shape).
 TEMPLATES = [
     ("torch.mean(1 - F.cosine_similarity(a, b, dim=DIM))", "cosine_similarity_loss", "axis_all"),
     ("torch.mean(1 - F.cosine_similarity(a, b, DIM))", "cosine_similarity_loss", "axis_all"),
@@ -60,6 +61,11 @@ TEMPLATES = [
     ("a * torch.sigmoid(a)", "silu", "same"),
     ("a / (1 + torch.abs(a))", "softsign", "same"),
     ("torch.mean((a - b) ** 2)", "mse_loss", "all_same"),
+    ("a / torch.norm(a, p='fro')", "frobenius_norm", "same"),
+    ("a / torch.norm(a, p=2, dim=DIM, keepdim=True)", "l2_norm", "axis_all"),
+    ("a.unsqueeze(1) * b", "diag_matmul", "diag"),
+    ("0.5 * a * (1.0 + torch.tanh(math.sqrt(2.0 / math.pi) * (a + 0.044715 * torch.pow(a, 3.0))))", "gelu_tanh",
+     "same"),
 ]
 
 
@@ -297,6 +303,9 @@ def op_shape(op, rule, dim, args, model, module=None):
         return None
     if rule in ("same", "all_same"):
         return shape or [1]
+    if rule == "diag":
+        b = tensors[1] if len(tensors) == 2 else None
+        return list(b.shape) if b is not None and x.dim() == 1 and b.dim() == 2 and b.shape[0] == x.shape[0] else None
     if rule == "logits":
         t = tensors[1] if len(tensors) == 2 else None
         ok = t is not None and x.dim() == 2 and t.dim() == 1 and t.shape[0] == x.shape[0]

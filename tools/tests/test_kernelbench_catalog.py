@@ -57,6 +57,8 @@ def test_one_catalog_call_maps(body, op):
 @pytest.mark.parametrize("body, params", [
     ("0.5 * x * (1.0 + torch.tanh(0.79 * (x + 0.044715 * torch.pow(x, 3.0))))", "x"),  # new GELU: not tanh
     ("x * torch.sigmoid(y)", "x, y"),                    # not swish: two different tensors
+    ("x / torch.norm(x, p=1, dim=1, keepdim=True)", "x"),   # an L1 norm: not the template's p=2
+    ("x.unsqueeze(0) * y", "x, y"),                      # scales columns, not rows
     ("torch.mean((x - x) ** 2)", "x"),                   # a and b must be two inputs
     ("torch.mean(1 - F.cosine_similarity(x, y, dim=x.dim() - 1))", "x, y"),
     ("torch.relu(x) + 1", "x"),
@@ -194,6 +196,8 @@ def test_catalog_shape_of_products():
     assert kc.op_shape("bmm", "matmul", None, [torch.empty(4, 64, 32), torch.empty(4, 32, 16)], None) == \
         [4, 64, 16, 32]
     assert kc.op_shape("matmul", "matmul", None, [torch.empty(4, 64, 32), b], None) is None      # broadcast
+    assert kc.op_shape("diag_matmul", "diag", None, [torch.empty(4), torch.empty(4, 3)], None) == [4, 3]
+    assert kc.op_shape("diag_matmul", "diag", None, [torch.empty(3), torch.empty(4, 3)], None) is None
 
 
 def test_custom_message_names_the_flags():
@@ -262,6 +266,10 @@ def real_problem(name, dims):
     ("25_Swish.py", dict(batch_size=4, dim=10), "silu", [4, 10]),
     ("30_Softsign.py", dict(batch_size=4, dim=10), "softsign", [4, 10]),
     ("94_MSELoss.py", dict(batch_size=4, input_shape=(10,)), "mse_loss", [4, 10]),
+    ("37_FrobeniusNorm_.py", dict(batch_size=2, features=3, dim1=4, dim2=5), "frobenius_norm", [2, 3, 4, 5]),
+    ("39_L2Norm_.py", dict(batch_size=4, dim=10), "l2_norm", [4, 10]),
+    ("12_Matmul_with_diagonal_matrices_.py", dict(N=6, M=5), "diag_matmul", [6, 5]),
+    ("88_MinGPTNewGelu.py", dict(batch_size=4, dim=10), "gelu_tanh", [4, 10]),
     # Conv2d(3 -> 4, 3 x 3), valid: 9 - 3 + 1 = 7; [N, C, H, W, K, OH, OW, R, S, G]
     ("63_conv_standard_2D__square_input__square_kernel.py",
      dict(batch_size=2, in_channels=3, out_channels=4, kernel_size=3, width=9, height=9), "conv2d",
@@ -288,6 +296,11 @@ def test_real_level1_problems_map_to_their_catalog_op(name, dims, op, shape):
     ("50_conv_standard_2D__square_input__square_kernel.py", dict(batch_size=1), "with a bias"),
     ("86_conv_depthwise_separable_2D.py", {}, "other than forward's inputs"),   # two convolutions
     ("91_cumsum_reverse.py", {}, "no single catalog torch call"),
+    # x / rms without a weight: the catalog's rms_norm reads one; x / mean(|x|) is not l1_norm's x / sum(|x|)
+    ("36_RMSNorm_.py", {}, "no single catalog torch call"),
+    ("38_L1Norm_.py", {}, "no single catalog torch call"),
+    # the log of p is taken inside: the catalog's kl_div takes log-probabilities
+    ("98_KLDivLoss.py", {}, "no single catalog torch call"),
     ("100_HingeLoss.py", {}, "other than forward's inputs"),
 ])
 def test_real_level1_problems_outside_the_catalog_say_why(name, dims, why):
