@@ -6,7 +6,8 @@ measured side by side, alternating, with the catalog op kgo's roofline maps each
 
 KernelBench's source is read from $KGO_KERNELBENCH or bench/.kernelbench (gitignored; see bench/README.md); a
 problem whose file is not there is skipped. Writes $OUT/formats/*.json and $OUT/formats/summary.md (command,
-output, date). Without a GPU it only checks that KernelBench's eval imports here, says so and exits 0."""
+output, date). Without a GPU it only checks that KernelBench's eval imports here, says so and exits 0.
+KGO_FORMATS_PARTS=kernelbench runs the side-by-side alone; KGO_KB_RUNS sets its alternations (default 2)."""
 import datetime
 import json
 import os
@@ -21,6 +22,9 @@ KGO = os.environ.get("KGO_BIN", str(ROOT / "build" / "cli" / "kgo"))
 OUT = pathlib.Path(os.environ.get("OUT", "/tmp/kgo-formats-out")) / "formats"
 EX = ROOT / "examples" / "formats"
 KB = pathlib.Path(os.environ.get("KGO_KERNELBENCH", ROOT / "bench" / ".kernelbench"))
+# KGO_FORMATS_PARTS: "examples", "kernelbench" or both (default); KGO_KB_RUNS: alternations per problem.
+PARTS = os.environ.get("KGO_FORMATS_PARTS", "examples,kernelbench").split(",")
+KB_RUNS = int(os.environ.get("KGO_KB_RUNS", "2"))
 EXAMPLES = {
     "fmh66": ("kernel.py", ["--reference", EX / "fmh66" / "ref.py"], []),
     "kernelbench": ("model_new.py", ["--reference", EX / "kernelbench" / "problem.py"],
@@ -35,8 +39,11 @@ lines = []
 
 
 def log(text=""):
+    """Prints and rewrites summary.md, so a run cut by its time limit keeps what it measured."""
     print(text, flush=True)
     lines.append(text)
+    OUT.mkdir(parents=True, exist_ok=True)
+    (OUT / "summary.md").write_text("\n".join(lines) + "\n")
 
 
 def kgo(*args, cwd=None):
@@ -167,7 +174,7 @@ def side_by_side(work):
             log(f"| {problem_name} | kgo init failed: {p.stderr.strip()[:300]} | | | | | | | | |")
             continue
         ws = work / f"kernel_opt_kb{tag}"
-        for i in range(2):
+        for i in range(KB_RUNS):
             kbj, kb_process, err = kernelbench(problem, model_new)
             if kbj is None:
                 log(f"| {problem_name} | {i} | KernelBench run failed: {err.strip()[-400:]} | | | | | | | |")
@@ -199,21 +206,21 @@ def import_check():
 def main():
     OUT.mkdir(parents=True, exist_ok=True)
     log(f"# kgo formats on the H200 ({datetime.datetime.now(datetime.timezone.utc).isoformat(timespec='seconds')})\n")
-    log(f"command: {' '.join(sys.argv)}; kgo: {KGO}\n")
+    log(f"command: {' '.join(sys.argv)}; kgo: {KGO}; parts: {','.join(PARTS)}; KernelBench runs: {KB_RUNS}\n")
     if not has_gpu():
         import_check()
         log("no GPU visible to torch: skipped (this script records GPU evidence only)")
-        (OUT / "summary.md").write_text("\n".join(lines) + "\n")
         return 0
     if not os.path.isfile(KGO):
         subprocess.run([str(ROOT / "scripts" / "build.sh")], check=True)
     work = OUT / "work"
     shutil.rmtree(work, ignore_errors=True)
     work.mkdir()
-    examples(work)
-    side_by_side(work)
+    if "examples" in PARTS:
+        examples(work)
+    if "kernelbench" in PARTS:
+        side_by_side(work)
     shutil.rmtree(work, ignore_errors=True)
-    (OUT / "summary.md").write_text("\n".join(lines) + "\n")
     return 0
 
 
