@@ -235,7 +235,7 @@ def catalog_call(source):
 def module_misfit(module, op):
     """Why the built nn module is not the catalog op with that name (a setting changes the counts), or None."""
     kind = type(module).__name__
-    if MODULES.get(kind, (None,))[0] != op:
+    if MODULES.get(kind, (None,))[0] != op or not type(module).__module__.startswith("torch.nn."):
         return f"the module Model.forward calls is an nn.{kind}, not the nn module that maps to {op}"
     if op.startswith("max_pool") and module.return_indices:
         return f"nn.{kind}(return_indices=True) also writes the indices"

@@ -166,6 +166,19 @@ def test_modules_outside_the_catalog_name_the_module():
     assert call is None and "other than forward's inputs" in why
 
 
+def test_a_look_alike_module_is_not_the_catalog_op():
+    """A problem file's own class named like torch's (and reached as nn.MaxPool2d) does its own work."""
+    src = MODULE.format(ctor="nn.MaxPool2d(2)", params="x").replace(
+        "class Model", "class _Fake:\n    class MaxPool2d(torch.nn.Module):\n        def __init__(self, k):\n"
+                       "            super().__init__()\n            self.return_indices = False\n\n"
+                       "nn = _Fake\n\nclass Model").replace("Model(nn.Module)", "Model(torch.nn.Module)")
+    call, _ = kc.catalog_call(src)
+    ns = {}
+    exec(compile(src, "<problem>", "exec"), ns)
+    model = ns["Model"]()
+    assert call[0] == "max_pool2d" and "not the nn module that maps to max_pool2d" in kc.module_misfit(model.m, call[0])
+
+
 def test_batch_norm_in_eval_mode_is_the_catalog_op():
     src = MODULE.format(ctor="nn.BatchNorm2d(3)", params="x")
     call, _ = kc.catalog_call(src)
