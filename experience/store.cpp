@@ -8,10 +8,12 @@
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
+#include <iterator>
 #include <string_view>
 
 #include "core/error.hpp"
 #include "core/files.hpp"
+#include "core/parallel.hpp"
 #include "experience/vocabulary.hpp"
 
 namespace kgo::experience {
@@ -147,31 +149,63 @@ StoreLock::~StoreLock() {
   if (m_fd >= 0) ::close(m_fd);
 }
 
-Loaded load(const fs::path& dir) {
-  Loaded out;
-  auto lines = [&](const char* file, auto&& each) {
-    auto text = core::try_read_file(dir / file);
-    if (!text) return;
-    std::string_view all(*text);
-    int no = 0;
-    for (size_t pos = 0; pos < all.size();) {
-      size_t end = std::min(all.find('\n', pos), all.size());
-      std::string_view line = all.substr(pos, end - pos);
+namespace {
+
+// Calls parse(line, line number) for each non-empty line of `text`, in chunks on several threads; each
+// chunk's results come back in file order. A line that throws is skipped and named.
+template <class T, class Parse>
+void parse_lines(std::string_view text, const char* file, Parse&& parse, std::vector<T>& out,
+                 std::vector<std::string>& skipped) {
+  constexpr size_t k_chunk_bytes = 256 * 1024;
+  std::vector<size_t> starts = {0};
+  while (starts.back() < text.size()) {
+    size_t cut = std::min(starts.back() + k_chunk_bytes, text.size());
+    cut = cut < text.size() ? std::min(text.find('\n', cut), text.size()) + 1 : cut;
+    starts.push_back(std::min(cut, text.size()));
+  }
+  size_t chunks = starts.size() - 1;
+  std::vector<std::vector<T>> parsed(chunks);
+  std::vector<std::vector<std::string>> bad(chunks);
+  std::vector<int> first_line(chunks, 1);
+  for (size_t c = 1; c < chunks; ++c) {
+    first_line[c] = first_line[c - 1] +
+                    static_cast<int>(std::count(text.begin() + static_cast<long>(starts[c - 1]),
+                                                text.begin() + static_cast<long>(starts[c]), '\n'));
+  }
+  core::parallel_for(chunks, [&](size_t c) {
+    int no = first_line[c] - 1;
+    for (size_t pos = starts[c]; pos < starts[c + 1];) {
+      size_t end = std::min(text.find('\n', pos), starts[c + 1]);
+      std::string_view line = text.substr(pos, end - pos);
       pos = end + 1;
       ++no;
       if (line.empty()) continue;
       try {
-        each(json::parse(line.begin(), line.end()));
+        parsed[c].push_back(parse(json::parse(line.begin(), line.end())));
       } catch (const std::exception& ex) {
-        out.skipped.push_back(std::string(file) + ":" + std::to_string(no) + ": " + ex.what());
+        bad[c].push_back(std::string(file) + ":" + std::to_string(no) + ": " + ex.what());
       }
     }
-  };
-  lines("experience.jsonl", [&](const json& j) { out.entries.push_back(entry_from_json(j)); });
-  lines("ledger.jsonl", [&](const json& j) {
-    out.ledger.push_back({j.at("recommendation").get<std::string>(), j.value("plan", ""), j.at("outcome").get<std::string>(),
-                          j.value("speedup", 0.0), j.value("recorded_at", "")});
-  });
+  }, 1);
+  for (size_t c = 0; c < chunks; ++c) {
+    std::move(parsed[c].begin(), parsed[c].end(), std::back_inserter(out));
+    std::move(bad[c].begin(), bad[c].end(), std::back_inserter(skipped));
+  }
+}
+
+}  // namespace
+
+Loaded load(const fs::path& dir) {
+  Loaded out;
+  if (auto text = core::try_read_file(dir / "experience.jsonl")) {
+    parse_lines(*text, "experience.jsonl", [](const json& j) { return entry_from_json(j); }, out.entries, out.skipped);
+  }
+  if (auto text = core::try_read_file(dir / "ledger.jsonl")) {
+    parse_lines(*text, "ledger.jsonl", [](const json& j) {
+      return LedgerLine{j.at("recommendation").get<std::string>(), j.value("plan", ""), j.at("outcome").get<std::string>(),
+                        j.value("speedup", 0.0), j.value("recorded_at", "")};
+    }, out.ledger, out.skipped);
+  }
   return out;
 }
 

@@ -5,11 +5,7 @@
 #include <sys/stat.h>
 
 #include <algorithm>
-#include <atomic>
-#include <exception>
-#include <mutex>
 #include <optional>
-#include <thread>
 #include <array>
 #include <charconv>
 #include <chrono>
@@ -20,6 +16,7 @@
 #include <unordered_set>
 
 #include "core/files.hpp"
+#include "core/parallel.hpp"
 #include "core/resources.hpp"
 #include "gpu-wiki-index/index.hpp"
 #include "gpu-wiki-index/parse.hpp"
@@ -299,35 +296,6 @@ bool cache_current(const Cache& c, const std::vector<WikiFile>& files) {
 
 }  // namespace
 
-namespace {
-
-// Runs work(0..n-1) on up to hardware_concurrency() threads (one when n is small); the first
-// exception a task throws is rethrown once all have finished.
-template <class Work>
-void parallel_for(size_t n, Work&& work) {
-  size_t threads = std::min<size_t>({std::max(1u, std::thread::hardware_concurrency()), 8, n / 32 + 1});
-  std::atomic<size_t> next{0};
-  std::exception_ptr error;
-  std::mutex error_mutex;
-  auto run = [&] {
-    for (size_t k = next++; k < n; k = next++) {
-      try {
-        work(k);
-      } catch (...) {
-        std::lock_guard<std::mutex> lock(error_mutex);
-        if (!error) error = std::current_exception();
-      }
-    }
-  };
-  std::vector<std::thread> pool;
-  for (size_t t = 1; t < threads; ++t) pool.emplace_back(run);
-  run();
-  for (auto& t : pool) t.join();
-  if (error) std::rethrow_exception(error);
-}
-
-}  // namespace
-
 fs::path index_cache_path(const fs::path& root) {
   auto dir = cache_dir();
   if (!dir) return {};
@@ -359,7 +327,7 @@ WikiIndex WikiIndex::load(const WikiLocation& wiki) {
     else todo.push_back(i);
   }
   std::vector<char> parsed_fresh(files.size(), 0);
-  parallel_for(todo.size(), [&](size_t k) {
+  core::parallel_for(todo.size(), [&](size_t k) {
     size_t i = todo[k];
     const WikiFile& f = files[i];
     auto text = core::try_read_file(f.path);

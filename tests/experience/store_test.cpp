@@ -84,6 +84,29 @@ TEST(Store, ATornLastLineIsSkippedAndNamed) {
   EXPECT_NE(loaded.skipped[0].find("experience.jsonl:2"), std::string::npos);
 }
 
+TEST(Store, ALargeStoreKeepsFileOrderAndLineNumbersAcrossChunks) {
+  test::TempDir dir;
+  std::vector<Entry> written;
+  std::string text;
+  const int n = 3000, bad_line = 2001;  // about 1.3 MB: several parse chunks
+  for (int i = 1; i <= n; ++i) {
+    if (i == bad_line) {
+      text += "{\"id\": \"torn\n";
+      continue;
+    }
+    written.push_back(sample(i));
+    text += to_json(written.back()).dump() + "\n";
+  }
+  ASSERT_GT(text.size(), 1024u * 1024u);
+  test::write(dir / "experience.jsonl", text);
+  auto loaded = load(dir.path());
+  ASSERT_EQ(loaded.entries.size(), written.size());
+  for (size_t i = 0; i < written.size(); ++i) ASSERT_EQ(loaded.entries[i].id, written[i].id) << i;
+  ASSERT_EQ(loaded.skipped.size(), 1u);
+  EXPECT_NE(loaded.skipped[0].find("experience.jsonl:" + std::to_string(bad_line) + ":"), std::string::npos)
+      << loaded.skipped[0];
+}
+
 TEST(Store, DirectoryFromEnvironment) {
   ::setenv("KGO_EXPERIENCE_DIR", "/tmp/x_exp", 1);
   EXPECT_EQ(default_store_dir(), "/tmp/x_exp");
