@@ -123,10 +123,12 @@ bool is_accumulate_word(const std::string& w) {
 
 // Words that make a label name something other than the hardware figure its other words name:
 // a ridge point is FLOPs per byte, a bank width or tile size is no capacity, an effective or
-// achieved bandwidth is a kernel's result, a total is no per-SM figure (checked in other_metric).
+// achieved (reached, observed) bandwidth is a kernel's result, a total is no per-SM figure (checked in
+// other_metric).
 bool voided(const Words& t) {
   return t.any({"ridge", "knee", "intensity", "bank", "banks", "width", "tile", "tiles", "tiling", "effective",
-                "achieved", "achievable", "sustained", "utilization", "efficiency", "speedup", "ratio",
+                "achieved", "achieves", "achieve", "achievable", "reached", "reaches", "attained", "observed",
+                "sustained", "utilization", "efficiency", "speedup", "ratio",
                 "occupancy", "granularity", "alignment", "stride", "cycles", "cycle", "clk"}) ||
          t.phrase("per block") || t.phrase("per cta") || t.phrase("per warp") || t.phrase("per wave") ||
          t.phrase("per xcd") || t.phrase("per die") || t.phrase("per gpc") || t.phrase("per tpc") ||
@@ -207,7 +209,7 @@ std::optional<std::string> other_metric(const Words& t) {
   if (t.any({"block", "blocks", "cta", "ctas"}) && !per_sm) {
     return std::nullopt;  // per-block limits are not per-SM limits
   }
-  bool total = t.any({"total", "aggregate", "combined", "all"});
+  bool total = t.any({"total", "totals", "totaling", "totalling", "aggregate", "combined", "all", "overall"});
   if (total && (reg || shared || t.has("l1"))) return std::nullopt;  // a chip total, not per SM
   if (reg) {
     if (t.has("file")) return per_thread ? std::nullopt : std::optional<std::string>("register_file_per_sm");

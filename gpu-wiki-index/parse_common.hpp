@@ -1,7 +1,9 @@
 #pragma once
 // Internal to gpu-wiki-index: what the markdown and JSON parsers share.
+#include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "gpu-wiki-index/parse.hpp"
 
@@ -35,6 +37,20 @@ bool spec_document(const std::string& rel, std::string_view text);
 
 // True when a table cell looks like a product name ("H100 SXM", "MI300X", "L40S").
 bool product_like(std::string_view cell);
+
+// The sentences of a prose line, split at . ! ? ; followed by a space or the end (a decimal
+// point is never followed by a space).
+std::vector<std::string> sentences(std::string_view line);
+
+// A sentence that states one figure: its words without the figure (the label, as a `label:
+// value` line has one) and the figure with what follows it up to ', ', ';' or '(' (the value).
+// nullopt when the sentence holds no number with a unit, more than one number, or words that
+// name no metric (kernel results and ridge points name none).
+struct ProseFigure {
+  std::string label;
+  std::string value;
+};
+std::optional<ProseFigure> prose_figure(std::string_view sentence);
 
 // "tensor", "cuda" or "" for a label and its metric.
 std::string core_of(const std::string& label, const std::string& metric);

@@ -282,10 +282,33 @@ class MarkdownParser {
         return;
       }
     }
+    if (p && !m_notes && prose(s, *p, line_no)) return;
     if (has_hardware_quantity(s)) {
       issue(line_no, "spec-looking text kgo cannot index: '" + utf8_prefix(plain_text(s), 120) +
                          "'; state it as a `metric: value unit` line or table row under a product heading");
     }
+  }
+
+  // Sentences of a spec document that state one figure each; true when every spec-looking
+  // sentence of the line was read or reported (else the caller reports the line).
+  bool prose(const std::string& s, const std::string& product, int line_no) {
+    if (s.find('|') != std::string::npos) return false;  // a broken table row is no sentence
+    bool handled = false, unread = false;
+    for (const auto& sentence : sentences(s)) {
+      if (!has_hardware_quantity(sentence)) continue;
+      auto figure = prose_figure(sentence);
+      if (!figure) {
+        unread = true;
+      } else if (names_other_product(sentence, product)) {
+        issue(line_no, "'" + utf8_prefix(plain_text(sentence), 120) + "' names another product than the section's " +
+                           product + "; not credited to " + product);
+        handled = true;
+      } else {
+        add_facts(m_out, site(product, line_no), figure->label, figure->value, "", false);
+        handled = true;
+      }
+    }
+    return handled && !unread;
   }
 
   void table(const Table& tab) {

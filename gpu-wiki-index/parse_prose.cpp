@@ -1,0 +1,75 @@
+// Sentences that state one figure: "The H100 SXM has a theoretical peak bandwidth of 3.35 TB/s."
+// The sentence's words around the figure are read as a `label: value` line's label is, so the
+// same classifier names the metric and voids kernel results, ridge points and per-block sizes.
+#include <algorithm>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/strings.hpp"
+#include "gpu-wiki-index/metrics.hpp"
+#include "gpu-wiki-index/parse_common.hpp"
+#include "gpu-wiki-index/units.hpp"
+
+namespace kgo::wiki {
+
+namespace {
+
+bool digit(char c) { return c >= '0' && c <= '9'; }
+bool word_char(char c) {
+  return digit(c) || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_' || c == '.' || c == ',';
+}
+
+// Where the sentence's only standalone number starts (digits with no letter, digit, '_', '.' or
+// ',' right before them); npos when there is none or more than one.
+size_t only_number(std::string_view s) {
+  size_t at = std::string_view::npos;
+  for (size_t i = 0; i < s.size(); ++i) {
+    if (!digit(s[i]) || (i > 0 && word_char(s[i - 1]))) continue;
+    if (at != std::string_view::npos) return std::string_view::npos;
+    at = i;
+  }
+  return at;
+}
+
+}  // namespace
+
+std::vector<std::string> sentences(std::string_view line) {
+  std::vector<std::string> out;
+  size_t start = 0;
+  for (size_t i = 0; i <= line.size(); ++i) {
+    bool end = i == line.size() ||
+               ((line[i] == '.' || line[i] == '!' || line[i] == '?' || line[i] == ';') &&
+                (i + 1 == line.size() || line[i + 1] == ' ' || line[i + 1] == '\t'));
+    if (!end) continue;
+    std::string s = trim(line.substr(start, i - start));
+    if (!s.empty()) out.push_back(std::move(s));
+    start = i + 1;
+  }
+  return out;
+}
+
+std::optional<ProseFigure> prose_figure(std::string_view sentence) {
+  std::string s = plain_text(sentence);
+  size_t at = only_number(s);
+  if (at == std::string::npos) return std::nullopt;
+  // An approximation written before the number belongs to the value ("about 3.35 TB/s").
+  std::string before = lower(std::string_view(s).substr(0, at));
+  for (std::string_view w : {"~", "\xE2\x89\x88", "about ", "approximately ", "approx ", "circa ", "up to "}) {
+    if (before.size() >= w.size() && before.compare(before.size() - w.size(), w.size(), w) == 0) {
+      at -= w.size();
+      break;
+    }
+  }
+  size_t end = std::min(s.find_first_of(";(", at), s.find(", ", at));  // "1,980" keeps its comma
+  std::string value = trim(std::string_view(s).substr(at, end == std::string::npos ? end : end - at));
+  auto pv = parse_value(value);
+  if (!pv || pv->unit.empty()) return std::nullopt;
+  size_t unit_end = value.find(pv->unit, value.find(pv->number_text) + pv->number_text.size());
+  std::string after = unit_end == std::string::npos ? "" : trim(value.substr(unit_end + pv->unit.size()));
+  std::string label = trim(trim(s.substr(0, at)) + " " + after);
+  if (metrics_from_text(label).empty()) return std::nullopt;
+  return ProseFigure{label, value};
+}
+
+}  // namespace kgo::wiki
