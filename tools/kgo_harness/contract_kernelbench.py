@@ -138,7 +138,7 @@ def _model_new(problem, init):
     return problem.models[key]
 
 
-class KernelBenchCase:
+class KernelBenchCase(C.ArgsCase):
     def __init__(self, problem, shape, seed, trial):
         self.p = problem
         self.shape = list(shape)
@@ -183,15 +183,6 @@ class KernelBenchCase:
             raise C.LoadError("get_init_inputs() returns values other than numbers and strings; kgo ships only "
                               "those to the kernel's process", culprit="contract")
         return {"init": self.init}
-
-    def input_tensors(self):
-        return {f"arg{i}": a for i, a in enumerate(self.args) if isinstance(a, torch.Tensor)}
-
-    def output_buffers(self):
-        return []
-
-    def poison_outputs(self):
-        pass
 
     def run(self):
         return C.as_list(self.new(*self.args))

@@ -147,7 +147,7 @@ def shipped_case(problem, shape, inputs, output_names):
     return TritonBenchCase.shipped(problem, shape, inputs)
 
 
-class TritonBenchCase:
+class TritonBenchCase(C.ArgsCase):
     """Kernel role: an input tuple from get_input_iter() and the named benchmark; the judge's copy (shipped)
     holds the same inputs and asks the baseline process for the reference."""
 
@@ -166,15 +166,6 @@ class TritonBenchCase:
         case.p, case.shape, case.output_names, case._ref = problem, list(shape), ["out"], None
         case.args = [inputs[f"arg{i}"] for i in range(len(inputs))]
         return case
-
-    def input_tensors(self):
-        return {f"arg{i}": a for i, a in enumerate(self.args) if isinstance(a, torch.Tensor)}
-
-    def output_buffers(self):
-        return []
-
-    def poison_outputs(self):
-        pass
 
     def run(self):
         return self.p.run_entry(self.args)

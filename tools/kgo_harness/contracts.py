@@ -327,7 +327,20 @@ class Problem:
         return total, None
 
 
-class OpCase:
+class ArgsCase:
+    """A case whose kernel takes positional arguments and returns its outputs (no output buffers to poison)."""
+
+    def input_tensors(self):
+        return {f"arg{i}": a for i, a in enumerate(self.args) if isinstance(a, torch.Tensor)}
+
+    def output_buffers(self):
+        return []
+
+    def poison_outputs(self):
+        pass
+
+
+class OpCase(ArgsCase):
     def __init__(self, problem, shape, gen, trial):
         self.p = problem
         self.shape = list(shape)
@@ -338,15 +351,6 @@ class OpCase:
             self.args = self.args[:problem.fn_params]
         self.output_names = ["out"]
         self._ref = None
-
-    def input_tensors(self):
-        return {f"arg{i}": a for i, a in enumerate(self.args) if isinstance(a, torch.Tensor)}
-
-    def output_buffers(self):
-        return []
-
-    def poison_outputs(self):
-        pass
 
     def run(self):
         return as_list(self.p.fn(*self.args))
