@@ -249,7 +249,8 @@ CeilingResult run_ceiling(const CeilingOptions& o) {
   r.date = today_utc();
   r.method = method_text(r, o);
   if (o.record_wiki) {
-    r.product = resolve_product(o, r.device.value("name", smi.gpus[0].name), *o.record_wiki);
+    wiki::WikiLocation loc{fs::canonical(*o.record_wiki), false, "--record"};
+    r.product = resolve_product(o, r.device.value("name", smi.gpus[0].name), loc.root);
     MeasuredDoc doc{*r.product, r.date, r.method, r.figures};
     fs::path path = measured_doc_path(*o.record_wiki, *r.product, r.date);
     std::error_code ec;
@@ -257,6 +258,7 @@ CeilingResult run_ceiling(const CeilingOptions& o) {
     if (ec) throw Error("cannot create " + path.parent_path().string() + ": " + ec.message(), ExitCode::not_writable);
     core::write_file_atomic(path, render_measured_doc(doc));
     r.recorded = path;
+    r.wiki = wiki::identify_wiki(loc);
   }
   return r;
 }

@@ -10,6 +10,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "gpu-wiki-index/wiki_location.hpp"
 #include "profiling/measured_doc.hpp"
 
 namespace kgo::profiling {
@@ -56,6 +57,7 @@ struct CeilingResult {
   std::string method;                 // the measured document's method paragraph
   std::optional<std::string> product; // canonical product (when recording)
   std::optional<std::filesystem::path> recorded;  // the document written
+  std::optional<wiki::WikiIdentity> wiki;         // the wiki --record read and wrote into, after the write
 };
 
 // Parses kgo_ceiling's stdout (JSON lines; other lines ignored). Throws Error(failure) when it

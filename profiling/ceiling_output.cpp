@@ -112,7 +112,8 @@ nlohmann::json to_json(const CeilingResult& r) {
           {"run_seconds", r.run_seconds},
           {"date", r.date},
           {"product", r.product ? nlohmann::json(*r.product) : nlohmann::json()},
-          {"recorded", r.recorded ? nlohmann::json(r.recorded->string()) : nlohmann::json()}};
+          {"recorded", r.recorded ? nlohmann::json(r.recorded->string()) : nlohmann::json()},
+          {"wiki", r.wiki ? wiki::to_json(*r.wiki) : nlohmann::json()}};
 }
 
 std::string render_text(const CeilingResult& r) {
@@ -130,6 +131,7 @@ std::string render_text(const CeilingResult& r) {
   }
   if (r.built) s += fmt::format("  built {} in {:.1f} s\n", r.binary, r.build_seconds);
   if (r.recorded) s += "  recorded: " + r.recorded->string() + "\n";
+  if (r.wiki) s += "  gpu-wiki: " + wiki::describe(*r.wiki) + "\n";
   return s;
 }
 

@@ -49,6 +49,9 @@ def test_record_writes_a_measured_document_the_wiki_indexes(tools, wiki, tmp_pat
     today = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d")
     doc = wiki / "measured" / f"H200-{today}.md"
     assert j["recorded"] == str(doc) and j["product"] == "H200"
+    # The wiki it read and wrote into, named after the write: the fingerprint kgo wiki reports now.
+    assert j["wiki"]["path"] == str(wiki.resolve()) and j["wiki"]["source"] == "--record"
+    assert j["wiki"]["fingerprint"] == run_kgo("wiki", "products", "--wiki", wiki, "--json").json()["wiki"]["fingerprint"]
     text = doc.read_text()
     assert text.startswith("---\nproduct: H200\nkind: measured\n---\n# Measured maxima: H200, " + today)
     assert "driver: 580.159.04" in text
@@ -64,6 +67,8 @@ def test_record_writes_a_measured_document_the_wiki_indexes(tools, wiki, tmp_pat
         assert abs(measured[metric]["value"] * scale - fig["value"]) <= 0.006 * fig["value"], metric
     check = run_kgo("wiki", "check", "--wiki", wiki)
     assert check.rc == 0, check.out
+    again = run_kgo("ceiling", "--binary", binary, "--record", wiki, env=fake_env(tools))
+    assert f"  gpu-wiki: {wiki.resolve()} (--record; " in again.out, again.out
 
 
 def test_platform_override_and_unknown_gpu(tools, wiki, tmp_path):
@@ -75,6 +80,7 @@ def test_platform_override_and_unknown_gpu(tools, wiki, tmp_path):
     assert not (wiki / "measured").exists() or not list((wiki / "measured").iterdir())
     r = run_kgo("ceiling", "--binary", binary, "--record", wiki, "--platform", "H100", "--json", env=fake_env(tools))
     assert r.rc == 0, r.err
+    validate(r.json(), "cli/ceiling.schema.json")
     assert r.json()["product"] == "H100 SXM"
     assert r.json()["recorded"].endswith(".md") and "H100-SXM-" in r.json()["recorded"]
 
