@@ -36,6 +36,8 @@ args=(--kgo "$(realpath "$KGO")" --device "$DEVICE" --platform "$PLATFORM" --loo
   nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem --format=csv,noheader 2>/dev/null | sed 's/^/gpu: /'
   echo "ncu: $(command -v ncu || echo 'not found: the profile step is skipped')"
   python3 -c "import torch, triton; print('torch', torch.__version__, 'triton', triton.__version__)" 2>&1
+  python3 -c "import jsonschema; print('outputSchema validation: jsonschema', jsonschema.__version__)" 2>/dev/null ||
+    echo "outputSchema validation: skipped (no jsonschema)"
   echo "kgo: $("$KGO" --version 2>&1)"
   echo
 } > "$OUTDIR/head.md"

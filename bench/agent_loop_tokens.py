@@ -168,8 +168,11 @@ def new_loop(run, a, src, ws):
     run("check", "check", {**w, **dev}, ["check", "--device", a.device, "--workspace", ws])
     run("bench", "bench", {**w, **dev, **a.bench_args}, ["bench", "--device", a.device, *a.bench_flags,
                                                          "--workspace", ws])
+    # the same kernel again: accepted, or on a GPU possibly rejected as slower within timing noise
     run("propose", "propose", {**w, **dev}, ["propose", "--device", a.device, "--workspace", ws],
-        check=lambda s: s.get("verdict") == "accepted")
+        check=lambda s: s.get("check") == "PASS" and (s.get("verdict") == "accepted" or (
+            a.device == "cuda" and s.get("reason", "").startswith("slower"))),
+        expect=(0, 1) if a.device == "cuda" else 0)
     run("plan", "plan_new", {**w, "description": "drop the normalization"},
         ["plan", "new", "--description", "drop the normalization", "--workspace", ws])
     (ws / "plans" / "v2_plan.md").write_text(plan_text(ws, 2, "fusion", "drop the normalization"))
