@@ -49,7 +49,7 @@ void run_env(const EnvOptions& o, Context& ctx) {
   }
   if (r.smi.available) {
     for (const auto& g : r.smi.gpus) text += "  GPU " + std::to_string(g.index) + ": " + g.name + ", " +
-                                             harness::clocks_text(g) + "\n";
+                                             core::clocks_text(g) + "\n";
   } else {
     text += "  no GPU: " + r.smi.error + "\n";
   }

@@ -142,7 +142,7 @@ EnvReport check_env(const EnvOptions& opts) {
       add(r, "CUDA GPU", r.cuda_available && opts.gpu < r.device_count, gpu_detail);
     }
   }
-  r.smi = query_nvidia_smi();
+  r.smi = core::query_nvidia_smi();
   add(r, "nvidia-smi", r.smi.available,
       r.smi.available ? fmt::format("driver {}, CUDA {}", r.smi.gpus.front().driver_version, r.smi.cuda_version)
                       : r.smi.error);
@@ -193,7 +193,7 @@ std::string render_env_markdown(const EnvReport& r) {
                       r.smi.cuda_version.empty() ? "?" : r.smi.cuda_version);
     md += "\n| Index | Name | CC | Clocks | Temp (C) | Power (W) |\n|---|---|---|---|---|---|\n";
     for (const auto& g : r.smi.gpus) {
-      md += fmt::format("| {} | {} | {} | {} | {} | {} |\n", g.index, g.name, g.compute_cap, clocks_text(g),
+      md += fmt::format("| {} | {} | {} | {} | {} | {} |\n", g.index, g.name, g.compute_cap, core::clocks_text(g),
                         g.temperature_c ? fmt::format("{:.0f}", *g.temperature_c) : "?",
                         g.power_w ? fmt::format("{:.0f}", *g.power_w) : "?");
     }

@@ -9,7 +9,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "harness/gpu_info.hpp"
+#include "core/gpu_info.hpp"
 
 namespace kgo::harness {
 
@@ -35,7 +35,7 @@ struct EnvReport {
   std::string torch_device_name;   // torch's name of GPU `gpu`
   int gpu = 0;                     // the GPU index asked for
   ToolInfo nvcc, ncu;
-  SmiReport smi;
+  core::SmiReport smi;
   std::vector<EnvItem> items;
   std::vector<std::string> missing;
   std::vector<std::string> warnings;

@@ -9,7 +9,7 @@
 #include "core/error.hpp"
 #include "core/files.hpp"
 #include "harness/fields.hpp"
-#include "harness/gpu_info.hpp"
+#include "core/gpu_info.hpp"
 #include "roofline/catalog.hpp"
 #include "roofline/run.hpp"
 
@@ -39,7 +39,7 @@ std::string resolve_device(const std::string& flag) {
   if (flag != "auto") {
     throw Error("--device must be cuda, cpu or auto, not '" + flag + "'", ExitCode::usage);
   }
-  return nvidia_gpu_visible() ? "cuda" : "cpu";
+  return core::nvidia_gpu_visible() ? "cuda" : "cpu";
 }
 
 nlohmann::json parse_args(const std::vector<std::string>& kv) {

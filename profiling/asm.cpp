@@ -12,7 +12,7 @@
 #include "core/tools.hpp"
 #include "core/txn.hpp"
 #include "core/workspace.hpp"
-#include "harness/gpu_info.hpp"
+#include "core/gpu_info.hpp"
 #include "profiling/asm_sources.hpp"
 #include "profiling/runner.hpp"
 

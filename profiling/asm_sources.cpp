@@ -6,7 +6,7 @@
 #include "core/files.hpp"
 #include "core/process.hpp"
 #include "core/tools.hpp"
-#include "harness/gpu_info.hpp"
+#include "core/gpu_info.hpp"
 #include "profiling/isa.hpp"
 #include "profiling/runner.hpp"
 
@@ -19,7 +19,7 @@ namespace {
 // sm_XX for nvcc: --arch, else the GPU's compute capability, else the workspace's family.
 std::string sm_arch(const std::optional<std::string>& flag, const std::string& family) {
   if (flag) return flag->rfind("sm_", 0) == 0 ? *flag : "sm_" + *flag;
-  auto smi = harness::query_nvidia_smi();
+  auto smi = core::query_nvidia_smi();
   if (smi.available && !smi.gpus.empty()) {
     std::string digits;
     for (char c : smi.gpus[0].compute_cap) {

@@ -18,7 +18,7 @@
 #include "core/resources.hpp"
 #include "core/tools.hpp"
 #include "gpu-wiki-index/platform.hpp"
-#include "harness/gpu_info.hpp"
+#include "core/gpu_info.hpp"
 
 namespace kgo::profiling {
 
@@ -82,13 +82,13 @@ class ClockSampler {
  private:
   void loop() {
     while (!m_stop) {
-      harness::SmiReport r = harness::query_nvidia_smi();
+      core::SmiReport r = core::query_nvidia_smi();
       if (r.available && !r.gpus.empty()) m_infos.push_back(r.gpus[0]);
       for (int i = 0; i < 10 && !m_stop; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(100));
     }
   }
   std::atomic<bool> m_stop{false};
-  std::vector<harness::GpuInfo> m_infos;
+  std::vector<core::GpuInfo> m_infos;
   std::thread m_thread;
 };
 
@@ -202,7 +202,7 @@ fs::path ensure_ceiling_binary(const std::string& compute_cap, bool* built, doub
 }
 
 CeilingResult run_ceiling(const CeilingOptions& o) {
-  harness::SmiReport smi = harness::query_nvidia_smi();
+  core::SmiReport smi = core::query_nvidia_smi();
   if (!smi.available || smi.gpus.empty()) {
     throw Error("no NVIDIA GPU found (nvidia-smi: " + (smi.error.empty() ? "no GPU listed" : smi.error) +
                     "); kgo ceiling measures a CUDA GPU: run it on the GPU machine",

@@ -13,7 +13,7 @@
 #include "core/txn.hpp"
 #include "core/workspace.hpp"
 #include "harness/client.hpp"
-#include "harness/gpu_info.hpp"
+#include "core/gpu_info.hpp"
 #include "profiling/ncu_csv.hpp"
 #include "profiling/ncu_metrics.hpp"
 #include "profiling/ncu_passes.hpp"
@@ -102,7 +102,7 @@ void read_settings(const ProfileOptions& o, ProfileResult& r) {
 }
 
 // ncu (--ncu, else core::find_tool) and its version; throws no_gpu without a GPU or without ncu.
-void locate_ncu(const ProfileOptions& o, const harness::SmiReport& smi, ProfileResult& r) {
+void locate_ncu(const ProfileOptions& o, const core::SmiReport& smi, ProfileResult& r) {
   auto ncu = o.ncu ? std::optional<fs::path>(*o.ncu) : core::find_tool("ncu");
   if (!smi.available) {
     throw Error("no NVIDIA GPU found (nvidia-smi: " + (smi.error.empty() ? "no GPU listed" : smi.error) +
@@ -135,7 +135,7 @@ void write_timing_only(const NcuPlan& plan, const Pass& p, ProfileResult& r) {
 }
 
 // Counters: the chosen launch's numbers, its verdict and the raw CSV, summary and details files.
-void write_counters(const Pass& p, const harness::SmiReport& smi, ProfileResult& r) {
+void write_counters(const Pass& p, const core::SmiReport& smi, ProfileResult& r) {
   if (p.report.launches.empty()) {
     fail_for_harness(p);
     throw Error("ncu profiled no kernel (" + r.selection + "); check --kernel-regex / --launch-skip. ncu said:\n" +
@@ -173,7 +173,7 @@ ProfileResult run_profile(const fs::path& ws, const ProfileOptions& o) {
   core::WorkspaceConfig cfg = core::load_config(ws);
   r.version = choose_version(ws, o.version);
   r.dir = ws / "profiles" / core::version_name(r.version);
-  harness::SmiReport smi = harness::query_nvidia_smi();
+  core::SmiReport smi = core::query_nvidia_smi();
   locate_ncu(o, smi, r);
 
   harness::Target target = harness::workspace_target(ws, cfg, o.target);

@@ -17,7 +17,7 @@
 #include "core/error.hpp"
 #include "core/files.hpp"
 #include "core/process.hpp"
-#include "harness/gpu_info.hpp"
+#include "core/gpu_info.hpp"
 #include "sweep/backend.hpp"
 
 namespace kgo::sweep {
@@ -42,10 +42,10 @@ std::vector<std::string> split(const std::string& s) {
 
 // The GPUs this process may use: $CUDA_VISIBLE_DEVICES's list, else every GPU the driver shows.
 std::vector<std::string> visible_gpus() {
-  if (!harness::nvidia_gpu_visible()) return {};
+  if (!core::nvidia_gpu_visible()) return {};
   if (const char* cvd = std::getenv("CUDA_VISIBLE_DEVICES")) return split(cvd);
   std::vector<std::string> out;
-  for (const auto& g : harness::query_nvidia_smi().gpus) out.push_back(std::to_string(g.index));
+  for (const auto& g : core::query_nvidia_smi().gpus) out.push_back(std::to_string(g.index));
   return out;
 }
 

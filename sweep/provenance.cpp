@@ -10,7 +10,7 @@
 #include "core/process.hpp"
 #include "core/resources.hpp"
 #include "core/workspace.hpp"
-#include "harness/gpu_info.hpp"
+#include "core/gpu_info.hpp"
 
 namespace kgo::sweep {
 
@@ -54,7 +54,7 @@ std::string kgo_commit() {
 }
 
 nlohmann::json pinned_gpu(const std::optional<std::string>& cvd) {
-  harness::SmiReport smi = harness::query_nvidia_smi();
+  core::SmiReport smi = core::query_nvidia_smi();
   if (!smi.available) return nullptr;
   auto uuids = gpu_uuids();
   std::string want = cvd ? cvd->substr(0, cvd->find(',')) : "";
@@ -63,7 +63,7 @@ nlohmann::json pinned_gpu(const std::optional<std::string>& cvd) {
     bool match = want.empty() ? smi.gpus.size() == 1
                               : (want == std::to_string(g.index) || (!uuid.empty() && uuid.rfind(want, 0) == 0));
     if (!match) continue;
-    nlohmann::json j = harness::to_json(g);
+    nlohmann::json j = core::to_json(g);
     j["uuid"] = uuid;
     j["cuda_version"] = smi.cuda_version;
     return j;

@@ -3,7 +3,6 @@
 #include <gtest/gtest.h>
 
 #include "core/error.hpp"
-#include "harness/gpu_info.hpp"
 #include "tests/test_util.hpp"
 
 namespace kgo::harness {
@@ -44,24 +43,6 @@ TEST(TargetTest, DeviceFlag) {
   std::string a = resolve_device("auto");
   EXPECT_TRUE(a == "cpu" || a == "cuda");
   EXPECT_THROW(resolve_device("tpu"), Error);
-}
-
-TEST(TargetTest, GpuVisibilityFromTheDriversEntries) {
-  test::TempDir proc;
-  const char* old = std::getenv("CUDA_VISIBLE_DEVICES");
-  std::optional<std::string> saved = old ? std::optional<std::string>(old) : std::nullopt;
-  ::unsetenv("CUDA_VISIBLE_DEVICES");
-  EXPECT_FALSE(nvidia_gpu_visible(proc.path()));            // the driver lists no GPU
-  test::write(proc / "0000:18:00.0" / "information", "Model: NVIDIA H200\n");
-  EXPECT_TRUE(nvidia_gpu_visible(proc.path()));
-  ::setenv("CUDA_VISIBLE_DEVICES", "", 1);
-  EXPECT_FALSE(nvidia_gpu_visible(proc.path()));            // all hidden
-  ::setenv("CUDA_VISIBLE_DEVICES", "-1", 1);
-  EXPECT_FALSE(nvidia_gpu_visible(proc.path()));
-  ::setenv("CUDA_VISIBLE_DEVICES", "0", 1);
-  EXPECT_TRUE(nvidia_gpu_visible(proc.path()));
-  if (saved) ::setenv("CUDA_VISIBLE_DEVICES", saved->c_str(), 1);
-  else ::unsetenv("CUDA_VISIBLE_DEVICES");
 }
 
 TEST(TargetTest, WorkspaceOpComesFromRoofline) {

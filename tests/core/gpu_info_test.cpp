@@ -1,8 +1,13 @@
-#include "harness/gpu_info.hpp"
+#include "core/gpu_info.hpp"
 
 #include <gtest/gtest.h>
 
-namespace kgo::harness {
+#include <cstdlib>
+#include <optional>
+
+#include "tests/test_util.hpp"
+
+namespace kgo::core {
 
 TEST(GpuInfoTest, ParsesAQueryLine) {
   auto g = parse_smi_line("1, NVIDIA H200, 9.0, 580.159.04, 1755, 3201, 1980, 3201, 45, 310.25, 0x0000000000000005");
@@ -34,4 +39,22 @@ TEST(GpuInfoTest, RejectsShortOrGarbageLines) {
   EXPECT_FALSE(parse_smi_line("x, a, b, c, d, e, f, g, h, i, j"));
 }
 
-}  // namespace kgo::harness
+TEST(GpuInfoTest, VisibilityFromTheDriversEntries) {
+  test::TempDir proc;
+  const char* old = std::getenv("CUDA_VISIBLE_DEVICES");
+  std::optional<std::string> saved = old ? std::optional<std::string>(old) : std::nullopt;
+  ::unsetenv("CUDA_VISIBLE_DEVICES");
+  EXPECT_FALSE(nvidia_gpu_visible(proc.path()));            // the driver lists no GPU
+  test::write(proc / "0000:18:00.0" / "information", "Model: NVIDIA H200\n");
+  EXPECT_TRUE(nvidia_gpu_visible(proc.path()));
+  ::setenv("CUDA_VISIBLE_DEVICES", "", 1);
+  EXPECT_FALSE(nvidia_gpu_visible(proc.path()));            // all hidden
+  ::setenv("CUDA_VISIBLE_DEVICES", "-1", 1);
+  EXPECT_FALSE(nvidia_gpu_visible(proc.path()));
+  ::setenv("CUDA_VISIBLE_DEVICES", "0", 1);
+  EXPECT_TRUE(nvidia_gpu_visible(proc.path()));
+  if (saved) ::setenv("CUDA_VISIBLE_DEVICES", saved->c_str(), 1);
+  else ::unsetenv("CUDA_VISIBLE_DEVICES");
+}
+
+}  // namespace kgo::core

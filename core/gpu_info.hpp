@@ -1,7 +1,8 @@
 #pragma once
 // What nvidia-smi says about the GPUs: name, compute capability, driver, CUDA version the driver
 // supports, current and maximum clocks, and the active clock-event (throttle) reasons.
-// Recorded by `kgo env` and beside every `kgo bench` run.
+// Recorded by `kgo env` and beside every `kgo bench` run; below harness, profiling and sweep, which all
+// probe the GPU through it.
 #include <filesystem>
 #include <optional>
 #include <string>
@@ -9,7 +10,7 @@
 
 #include <nlohmann/json.hpp>
 
-namespace kgo::harness {
+namespace kgo::core {
 
 struct GpuInfo {
   int index = 0;
@@ -45,4 +46,4 @@ nlohmann::json to_json(const SmiReport& s);
 // "1980 MHz SM / 3201 MHz mem (max 1980 / 3201), no clock events" for reports.
 std::string clocks_text(const GpuInfo& g);
 
-}  // namespace kgo::harness
+}  // namespace kgo::core

@@ -1,4 +1,4 @@
-#include "harness/gpu_info.hpp"
+#include "core/gpu_info.hpp"
 
 #include <cstdlib>
 #include <regex>
@@ -10,7 +10,7 @@
 #include "core/process.hpp"
 #include "core/strings.hpp"
 
-namespace kgo::harness {
+namespace kgo::core {
 
 namespace {
 
@@ -150,4 +150,4 @@ std::string clocks_text(const GpuInfo& g) {
                      events.empty() ? "none" : events);
 }
 
-}  // namespace kgo::harness
+}  // namespace kgo::core
