@@ -171,7 +171,9 @@ def cheats(args):
                   case("side stream without a join", "cheat_side_stream.py", "check", "FAIL", trials=2),
                   case("side stream, bench", "cheat_side_stream.py", "bench", "FAIL"),
                   case("6 GiB under a 2 GiB GPU memory cap", "hack_gpu_memory_hog.py", "check", "CRASH", trials=1,
-                       memory_limit_mb=2048)]
+                       memory_limit_mb=2048),
+                  case("60% of the GPU under the default cap (no --memory-limit)", "hack_gpu_memory_most.py", "check",
+                       "CRASH", trials=1)]
     else:
         print("GPU-only cheats (events patch, side streams, GPU memory cap) skipped on the CPU")
     bad = 0

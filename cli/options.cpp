@@ -26,7 +26,7 @@ void add_run_options(CLI::App* sub, harness::TargetOptions& t) {
   sub->add_option("--dtype", t.dtype, "Data type (default: the workspace's, else fp32)");
   sub->add_option("--memory-limit", t.memory_limit_mb,
                   "MiB the kernel's process may allocate (GPU memory on cuda, address space on cpu); over it is CRASH "
-                  "(default: the harness's cap, tools/kgo_harness/protocol.py)")
+                  "(default: half of the GPU's memory on cuda, 16384 MiB on cpu; tools/kgo_harness/PROTOCOL.md)")
       ->check(CLI::PositiveNumber);
 }
 

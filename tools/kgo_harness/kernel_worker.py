@@ -40,9 +40,10 @@ class KernelSide:
         if self.memory_cap_mb is None:
             return "no cap applied"
         if self.memory_device == "cpu":
-            return (f"cap: {self.memory_limit_mb} MiB beyond its size at start, {self.memory_cap_mb} MiB of address "
+            return (f"cap: {self.memory_limit_mb or CPU_EXTRA_MB} MiB beyond its size at start, {self.memory_cap_mb} MiB of address "
                     "space; kgo --memory-limit MIB sets it")
-        return f"cap: {self.memory_cap_mb} MiB of GPU memory; kgo --memory-limit MIB sets it"
+        default = "" if self.memory_limit_mb else f", the default {GPU_DEFAULT_SHARE:.0%} of the device's memory"
+        return f"cap: {self.memory_cap_mb} MiB of GPU memory{default}; kgo --memory-limit MIB sets it"
 
     def sync(self):
         if self.problem.device == "cuda":
@@ -52,10 +53,10 @@ class KernelSide:
     def load(self, msg):
         from kgo_harness.contracts import Problem
         req = msg["request"]
-        if req.get("memory_limit_mb") and self.memory_cap_mb is None:
-            self.memory_limit_mb, self.memory_device = req["memory_limit_mb"], req["device"]
-            self.memory_cap_mb = limit_memory(req["memory_limit_mb"]) if req["device"] == "cpu" else \
-                limit_gpu_memory(req["memory_limit_mb"])
+        if self.memory_cap_mb is None:
+            self.memory_limit_mb, self.memory_device = req.get("memory_limit_mb"), req["device"]
+            self.memory_cap_mb = limit_memory(self.memory_limit_mb or CPU_EXTRA_MB) if req["device"] == "cpu" \
+                else limit_gpu_memory(self.memory_limit_mb)
         self.problem = Problem(req, msg.get("role", "kernel"))
         self.verify("while being imported")
         p = self.problem
@@ -310,8 +311,17 @@ def limit_memory(extra_mb):
     return cap_mb
 
 
+# Default caps when --memory-limit is not given. CPU: address space the kernel's process may add after
+# importing torch. GPU: a share of the device's own memory, so the judge's process (inputs, the float64
+# reference, the returned outputs) keeps room beside it on any GPU without naming a size here.
+CPU_EXTRA_MB = 16384
+GPU_DEFAULT_SHARE = 0.5
+
+
 def gpu_cap_fraction(limit_mb, total_bytes):
-    """The share of the device's memory that `limit_mb` MiB is (at most all of it)."""
+    """The share of the device's memory that `limit_mb` MiB is (at most all of it); None: the default share."""
+    if limit_mb is None:
+        return GPU_DEFAULT_SHARE
     return min(1.0, int(limit_mb) * 2 ** 20 / total_bytes)
 
 
@@ -344,6 +354,8 @@ def main(fd_in, fd_out, folder, device):
         import torch
         from kgo_harness import bench_kernel, contracts, guard, launches, wire  # noqa: F401 (watched by guard)
         launches.install()
+        # This also imports torch._dynamo (about 1 s), whose own patches (torch.manual_seed) must predate the
+        # snapshot, or a kernel that uses torch.compile would look like tampering.
         torch.use_deterministic_algorithms(True, warn_only=True)
         # New allocations are NaN-filled: an output the kernel allocates but never fully writes shows up.
         torch.utils.deterministic.fill_uninitialized_memory = True

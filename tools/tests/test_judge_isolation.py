@@ -233,6 +233,7 @@ def test_gpu_cap_is_the_limit_as_a_share_of_the_device():
     from kgo_harness.kernel_worker import gpu_cap_fraction
     assert gpu_cap_fraction(2048, 80 * 2 ** 30) == pytest.approx(2 / 80)
     assert gpu_cap_fraction(10 ** 6, 80 * 2 ** 30) == 1.0
+    assert gpu_cap_fraction(None, 80 * 2 ** 30) == 0.5   # no --memory-limit: half of the device, any size
 
 
 @needs_cuda
@@ -241,6 +242,14 @@ def test_gpu_memory_cap_is_a_crash(harness):
                   shapes=[[64, 256]], edge_shapes=False, memory_limit_mb=2048)
     assert res["verdict"] == "CRASH", res["message"]
     assert "GPU memory" in res["message"] and "2048 MiB" in res["message"]
+
+
+@needs_cuda
+def test_default_gpu_cap_is_half_the_device(harness):
+    res = harness(kernel=kernel("hack_gpu_memory_most.py"), op="softmax", device="cuda", trials=1,
+                  shapes=[[64, 256]], edge_shapes=False)
+    assert res["verdict"] == "CRASH", res["message"]
+    assert "the default 50% of the device's memory" in res["message"] and "--memory-limit" in res["message"]
 
 
 def test_escaped_grandchild_is_killed(harness, tmp_path):
