@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # A real optimization session on a GPU (issue: hypotheses, experience, report): softmax from v0 through
-# candidate edits taken from templates/ops/softmax/ (and two one-line tunings of v4), each guided by
+# candidate edits taken from templates/ops/softmax/ (then one-line tunings of v3_coalesced), each guided by
 # `kgo profile` and `kgo experience recommend`, planned with a hypothesis quoting the previous profile,
 # checked, benched, profiled, then accepted or rejected by the plan's decision rule on kgo's own stamped
 # latency (accept: PASS and at least 2% faster than the best accepted version). Ends with `kgo report --html`.
@@ -66,8 +66,9 @@ best=$(latency v0); best_v=v0; accepted=0; rejected=0
 CANDIDATES=(
   "online_tiling|$T/v2_tiling.py|process rows in BLOCK tiles with an online max/sum instead of one register row"
   "row_packing|$T/v3_coalesced.py|pack [ROWS, BLOCK] row tiles per program so narrow rows fill a CTA"
-  "persistent_long_rows|$T/v4_optimized.py|persistent row tiles plus a tiled path for rows over the register limit"
   "more_warps_wide_rows|sed:s/warps = 8 if block \* rows >= 4096 else 4/warps = 16 if block >= 16384 else 8 if block * rows >= 4096 else 4/|16 warps for rows of 16K+ columns, halving each thread's registers"
+  "max_warps_long_rows|sed:s/warps = 16 if block >= 16384 else/warps = 32 if block >= 32768 else 16 if block >= 16384 else/|32 warps for rows of 32K+ columns: twice the threads per SM when one program fills its registers"
+  "fewer_warps_mid_rows|sed:s/else 8 if block \* rows >= 4096 else 4/else 4 if block == 4096 else 8 if block * rows >= 4096 else 4/|4 warps for 4096-column rows: smaller CTAs, more rows in flight per SM"
   "rows_per_program|sed:s#min(4096 // block#min(8192 // block#|twice the rows per program for narrow rows"
   "exp2_scaling|sed:s#e = tl.exp(x - m\[:, None\])#e = tl.exp2((x - m[:, None]) * 1.4426950408889634)#|exp2 on log2(e)-scaled inputs instead of exp"
   "reciprocal_scale|sed:s#e / tl.sum(e, axis=1)\[:, None\]#e * (1.0 / tl.sum(e, axis=1))[:, None]#|one reciprocal per row and a multiply instead of a divide per element"
