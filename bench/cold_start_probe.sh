@@ -10,10 +10,10 @@ KGO=${KGO:-.device-carry/kgo}; [ -x "$KGO" ] || KGO=build/cli/kgo
 exec > >(tee "$D/probe.txt") 2>&1
 echo "command: bench/cold_start_probe.sh; date: $(date -u +%FT%TZ); kgo: $KGO"
 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>/dev/null
-t() { local s=$(date +%s.%N); "$@" >/dev/null 2>&1; echo "$(echo "$(date +%s.%N) - $s" | bc) s: $*"; }
+t() { local s=$(date +%s%N); "$@" >/dev/null 2>&1; echo "$(( ($(date +%s%N) - s) / 1000000 )) ms: $*"; }
 for i in 1 2; do t python3 -c 'import torch'; done
-s=$(date +%s.%N); python3 -c 'import torch' & p1=$!; python3 -c 'import torch' & p2=$!; wait $p1 $p2
-echo "$(echo "$(date +%s.%N) - $s" | bc) s: two 'import torch' at once"
+s=$(date +%s%N); python3 -c 'import torch' & p1=$!; python3 -c 'import torch' & p2=$!; wait $p1 $p2
+echo "$(( ($(date +%s%N) - s) / 1000000 )) ms: two 'import torch' at once"
 PYTHONPATH=tools python3 - <<'PY'
 import time
 t0 = time.perf_counter(); import torch
