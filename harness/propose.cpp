@@ -94,9 +94,13 @@ ProposeResult propose(const fs::path& ws, const ProposeRequest& req) {
                              *r.compared_with);
       return decide(ws, n, r, false);
     }
-    r.reason = r.accepted_latency_us ? fmt::format("correct and {:.2f} us against {:.2f} us of {}", *r.latency_us,
-                                                   *r.accepted_latency_us, *r.compared_with)
-                                     : "correct; timed";
+    r.reason = "correct; timed";
+    if (r.latency_us && r.accepted_latency_us) {
+      double change = (*r.latency_us / *r.accepted_latency_us - 1) * 100;
+      r.reason = fmt::format("correct and {:.2f} us against {:.2f} us of {} ({:+.1f}%; slower than +{:.0f}% is refused)",
+                             *r.latency_us, *r.accepted_latency_us, *r.compared_with, change,
+                             req.slower_tolerance * 100);
+    }
   } else {
     r.reason = "correct on the CPU (Triton interpreter); not timed, so not compared for speed";
   }
