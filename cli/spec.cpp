@@ -1,4 +1,5 @@
 // `kgo spec add | auto | unknown | list | remove`: the workspace's cited hardware specs.
+#include <algorithm>
 #include <memory>
 
 #include "cli/commands.hpp"
@@ -61,7 +62,11 @@ void run_auto(const SpecOptions& o, Context& ctx) {
   text += "  gpu-wiki: " + wiki::describe(r.wiki) + "\n";
   for (const auto& c : r.choices) text += "  " + c + "\n";
   for (const auto& m : r.unknown) {
-    text += "  " + m + ": UNKNOWN (gpu-wiki not found) -- recorded with a pitfall; ask whether a placeholder is acceptable\n";
+    bool measured = std::any_of(r.registered.begin(), r.registered.end(),
+                                [&](const specs::SpecEntry& e) { return e.measured && e.metric == m; });
+    text += "  " + m + ": UNKNOWN (gpu-wiki not found) -- no datasheet value; recorded with a pitfall; " +
+            (measured ? std::string("the measured value registered above serves the roofline\n")
+                      : std::string("ask whether a placeholder is acceptable\n"));
   }
   for (const auto& c : r.conflicts) text += "  not registered: " + c + "\n";
   emit(ctx, j, text);

@@ -357,6 +357,24 @@ def test_add_names_both_lines_when_the_wiki_disagrees(tmp_path, kernel_file):
     assert r.rc == 0 and r.json()["conflicts"] == [], r.json()
 
 
+def test_auto_says_when_a_measured_value_stands_in_for_a_missing_datasheet_one(tmp_path, kernel_file):
+    wiki = tmp_path / "wiki"
+    shutil.copytree(FIXTURE_WIKI, wiki)
+    (wiki / "measured").mkdir()
+    (wiki / "measured" / "H200-2026-11-20.md").write_text(
+        "---\nproduct: H200\nkind: measured\n---\n# Measured maxima: H200, 2026-11-20\n\n"
+        "Method: test data written by this test.\n\n- l2_cache: 48 MB (pointer chase, knee)\n")
+    plain = make_ws(tmp_path, kernel_file, platform="H200", name="plain")
+    r = spec(plain, "auto")
+    assert r.rc == 0, r.err
+    assert "l2_cache: UNKNOWN" in r.out and "ask whether a placeholder is acceptable" in r.out, r.out
+    ws = make_ws(tmp_path, kernel_file, platform="H200", wiki=wiki)
+    r = spec(ws, "auto")
+    assert r.rc == 0, r.err
+    lines = {line.split(":")[0].strip(): line for line in r.out.splitlines() if "UNKNOWN" in line}
+    assert "the measured value registered above serves the roofline" in lines["l2_cache"], r.out
+
+
 def test_auto_prefers_the_datasheet_and_says_so(tmp_path, kernel_file):
     wiki = conflict_wiki(tmp_path)
     ws = make_ws(tmp_path, kernel_file, platform="H200", wiki=wiki, dtype="fp32")
