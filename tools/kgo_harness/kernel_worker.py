@@ -2,6 +2,7 @@
 bytes the judge makes from the same seeds; setup()'s inputs are shipped to the judge), runs and times the
 kernel, and hands outputs back as bytes (wire.py). It never holds a reference output or a comparison.
 Requests and replies are JSON lines on two pipes; stdout is redirected to stderr."""
+import contextlib
 import json
 import os
 import sys
@@ -171,7 +172,8 @@ class KernelSide:
     def time(self, msg):
         from kgo_harness import bench_kernel, wire
         wire.release()
-        out = bench_kernel.time_shape(self, msg)
+        with production_settings(self.torch):
+            out = bench_kernel.time_shape(self, msg)
         self.verify("during the timed runs")
         return out
 
@@ -179,13 +181,18 @@ class KernelSide:
         """`count` back-to-back calls of the timed shape's first input set, then (unless `sync` is false) a
         device synchronize; the judge times this round trip with its own clock."""
         call = self.timed_call
-        for _ in range(int(msg["count"])):
-            call(0)
-        if msg.get("sync", True):
-            self.sync()
+        with production_settings(self.torch):
+            for _ in range(int(msg["count"])):
+                call(0)
+            if msg.get("sync", True):
+                self.sync()
         return {}
 
     def run_once(self, msg):
+        with production_settings(self.torch):
+            return self._run_once(msg)
+
+    def _run_once(self, msg):
         from kgo_harness import launches
         torch = self.torch
         req = msg["request"]
@@ -279,6 +286,21 @@ def execute(case, cuda, torch):
     if cuda:
         torch.cuda.synchronize()
     return snap
+
+
+@contextlib.contextmanager
+def production_settings(torch):
+    """Timing and profiling run as the kernel runs in use: the check's deterministic algorithms and NaN fill
+    of new allocations (an extra write pass over every output torch.empty makes) are off inside, restored after."""
+    det, warn = torch.are_deterministic_algorithms_enabled(), torch.is_deterministic_algorithms_warn_only_enabled()
+    fill = torch.utils.deterministic.fill_uninitialized_memory
+    torch.use_deterministic_algorithms(False)
+    torch.utils.deterministic.fill_uninitialized_memory = False
+    try:
+        yield
+    finally:
+        torch.use_deterministic_algorithms(det, warn_only=warn)
+        torch.utils.deterministic.fill_uninitialized_memory = fill
 
 
 def execute_synced(case):

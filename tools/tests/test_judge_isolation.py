@@ -119,6 +119,22 @@ def test_clock_that_lies_only_to_the_timer_meets_the_judges_wall_clock(harness):
     assert "judge's clock" in res["message"] and "back-to-back" in res["message"]
 
 
+def test_check_runs_under_check_settings_and_bench_times_as_in_use(harness, tmp_path):
+    """check: deterministic algorithms and NaN-filled new allocations (unwritten outputs show up); bench: neither,
+    so the timed kernel does not pay a fill pass over each output it allocates."""
+    for name in ("settings_probe.py", "hack_gpu_memory_hog.py"):
+        shutil.copy(kernel(name), tmp_path / name)
+    log = tmp_path / "settings.log"
+    for command in ("check", "bench"):
+        log.write_text("")
+        res = harness(command=command, kernel=str(tmp_path / "settings_probe.py"), op="softmax", device="cpu",
+                      shapes=[[64, 256]], edge_shapes=False, trials=1,
+                      bench={"runs": 3, "precision_pct": 0, "baselines": []})
+        assert res["verdict"] == "PASS", (command, res["message"])
+        seen = set(log.read_text().split("\n")) - {""}
+        assert seen == ({"True True"} if command == "check" else {"False False"}), (command, seen)
+
+
 def test_honest_kernel_clock_readings_agree_with_the_judges():
     from kgo_harness import guard
     before = guard.clock_stamp()
