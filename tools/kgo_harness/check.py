@@ -107,15 +107,36 @@ def judge_case(problem, kp, shape, seed, trial, key):
 
 
 def provide(problem, kp, case, shape, seed, trial):
-    """Ships a judge-made case's inputs (as bytes; scalars as JSON) to the kernel's process. The reference
-    runs first: it may settle the inputs (a problem whose domain refuses scaled inputs keeps its own)."""
+    """Ships a judge-made case's inputs (scalars as JSON) to the kernel's process: on the GPU as CUDA IPC handles
+    of staging copies (the kernel's process copies them on receipt and never sees the judge's own tensors),
+    else as bytes. The reference runs first: it may settle the inputs (a problem whose domain refuses scaled
+    inputs keeps its own)."""
     reference_of(case)
     args = list(case.args)
     tensors = [(f"arg{i}", a) for i, a in enumerate(args) if type(a) is torch.Tensor]
-    kp.call("provide", shape=list(shape), seed=seed, trial=trial, count=len(args),
-            inputs=wire.send(kp.folder, tensors),
-            scalars={str(i): a for i, a in enumerate(args) if isinstance(a, (bool, int, float, str))},
-            extra=case.provided_extra() if hasattr(case, "provided_extra") else {})
+    fields = dict(shape=list(shape), seed=seed, trial=trial, count=len(args),
+                  scalars={str(i): a for i, a in enumerate(args) if isinstance(a, (bool, int, float, str))},
+                  extra=case.provided_extra() if hasattr(case, "provided_extra") else {})
+    if ipc(problem.device):
+        staged = [(n, t.detach().clone()) for n, t in tensors]
+        try:
+            kp.call("provide", inputs=wire.send(kp.folder, staged, True), **fields)
+            return
+        except KernelError as e:
+            if "IpcUnavailable" not in str(e):
+                raise
+            IPC["on"] = False
+        finally:
+            wire.release()
+            del staged
+    kp.call("provide", inputs=wire.send(kp.folder, tensors), **fields)
+
+
+def release_cached(device):
+    """Hands the CUDA memory cached for this process's freed tensors back to the device when it is large, so
+    the kernel's process, which shares the GPU, can use it for the next case."""
+    if device == "cuda" and torch.cuda.memory_reserved() - torch.cuda.memory_allocated() > 2 ** 30:
+        torch.cuda.empty_cache()
 
 
 def invalid_reference(case, refs):
@@ -309,6 +330,7 @@ def run_check(req, problem, kp, emit):
             emit({"type": "case_start", "index": index, "label": f"shape={shape} trial={trial}",
                   "timeout_s": req["case_timeout_s"]})
             rep = run_case(problem, kp, shape, trial, seed, tol, req, state, index)
+            release_cached(problem.device)
             cases.append(rep)
             emit({"type": "case_done", "index": index, "case": rep})
             if only is not None:

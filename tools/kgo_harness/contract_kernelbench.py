@@ -1,6 +1,7 @@
 """KernelBench: the problem file (`Model`, `get_inputs()`, `get_init_inputs()`) is the reference and the
 kernel file's `ModelNew` (Triton, or CUDA through load_inline) is the kernel. Both models are built from the
-same seed so their weights are identical; inputs come from `get_inputs()` under a fresh seed per case, and
+same seed so their weights are identical; inputs come from `get_inputs()` under a fresh seed per case (on the
+problem's device: `torch.rand(...)` there, which the judge ships to the kernel's process), and
 later trials also scale them (a problem whose reference turns non-finite on that keeps the plain inputs).
 The problem's module-level integers are its named dims: a case shape sets them, in file order."""
 import ast
@@ -155,7 +156,10 @@ class KernelBenchCase(C.ArgsCase):
             setattr(problem.ref_module, name, value)
         torch.manual_seed(seed)
         try:
-            raw = list(problem.ref_module.get_inputs())
+            # Made where they are used: a problem's torch.rand of GiBs on the CPU, then copied over, costs
+            # seconds a case. The judge makes and ships the inputs, so its generator alone decides them.
+            with torch.device(problem.device):
+                raw = list(problem.ref_module.get_inputs())
         except Exception as e:
             raise C.LoadError(f"the problem's get_inputs() raised {type(e).__name__}: {e}",
                               culprit="reference") from e

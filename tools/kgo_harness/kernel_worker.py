@@ -73,9 +73,13 @@ class KernelSide:
     def provide(self, msg):
         """Inputs the judge made for one case (inputs_from "judge"), kept until the case is built."""
         p = self.problem
+        shape = tuple(msg["shape"])
+        # The judge works one shape at a time: inputs of another shape are done with (and may be GiBs).
+        for k in [k for k in p.provided if k[0] != shape]:
+            del p.provided[k]
         if len(p.provided) >= 64:
             p.provided.pop(next(iter(p.provided)))
-        p.provided[(tuple(msg["shape"]), int(msg["seed"]), int(msg["trial"]))] = {
+        p.provided[(shape, int(msg["seed"]), int(msg["trial"]))] = {
             "args": _args(self.folder, msg, p.device), "extra": msg.get("extra") or {}}
         return {}
 
@@ -90,7 +94,12 @@ class KernelSide:
     def case(self, msg):
         from kgo_harness import wire
         shape, key = list(msg["shape"]), msg["key"]
+        # Only the newest case is run again (by key): earlier ones, their inputs and the outputs held for the
+        # judge are dropped, so a check's memory stays about one case's size whatever its case count.
+        self.cases.clear()
+        wire.release()
         case = self.problem.case(shape, msg["seed"], msg["trial"])
+        self.problem.provided.pop((tuple(shape), int(msg["seed"]), int(msg["trial"])), None)
         self._reuse_storage(case, tuple(shape))
         self.cases[key] = case
         reply = {"output_names": list(case.output_names)}
@@ -105,6 +114,8 @@ class KernelSide:
         """Inputs of a shape's later cases land in the first case's buffers: the same addresses with new
         values, so a result cached by pointer is stale."""
         fresh = case.input_tensors()
+        for other in [k for k in self.storage if k != shape]:
+            del self.storage[other]
         old = self.storage.get(shape)
         if old is None or set(old) != set(fresh):
             self.storage[shape] = fresh
@@ -323,6 +334,10 @@ def limit_memory(extra_mb):
     """Caps this process's address space at its current size plus `extra_mb` (CPU only: CUDA reserves
     address space far beyond what it uses). Returns the cap in MiB, or None when not applied."""
     import resource
+    import torch
+    # Start the intra-op thread pool first: libgomp exits the process (status 1) when it cannot create its
+    # threads under the cap, instead of the MemoryError that names it.
+    torch.ones(1 << 22).add_(1).sum()
     with open("/proc/self/status") as f:
         vm_kb = next(int(line.split()[1]) for line in f if line.startswith("VmSize:"))
     cap_mb = vm_kb // 1024 + int(extra_mb)

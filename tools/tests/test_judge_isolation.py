@@ -135,6 +135,23 @@ def test_check_runs_under_check_settings_and_bench_times_as_in_use(harness, tmp_
         assert seen == ({"True True"} if command == "check" else {"False False"}), (command, seen)
 
 
+def test_kernel_process_memory_stays_one_case_whatever_the_trial_count(harness, tmp_path):
+    """Inputs the judge ships, finished cases and the outputs held for the judge are dropped case by case: the
+    large tensors alive in the kernel's process do not grow with the number of trials."""
+    shutil.copy(kernel("kernelbench_memory_probe.py"), tmp_path / "kernelbench_memory_probe.py")
+    log = tmp_path / "memory.log"
+    counts = {}
+    for trials in (2, 8):
+        log.write_text("")
+        res = harness(kernel=str(tmp_path / "kernelbench_memory_probe.py"),
+                      reference=str(FORMATS / "kernelbench" / "problem.py"), device="cpu", trials=trials,
+                      edge_shapes=False, determinism="off", delegation=False, allow_ops=["amax", "exp", "sub", "sum", "div"])
+        assert res["verdict"] == "PASS", res["message"]
+        counts[trials] = [int(x) for x in log.read_text().split()]
+        assert len(counts[trials]) == trials
+    assert max(counts[8]) <= max(counts[2]), counts
+
+
 def test_honest_kernel_clock_readings_agree_with_the_judges():
     from kgo_harness import guard
     before = guard.clock_stamp()
