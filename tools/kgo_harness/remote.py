@@ -3,6 +3,7 @@ every (kernel, reference, local imports, workspace) identity and never reused fo
 with torch already imported waits so that a new identity does not pay the import. Replies are JSON, tensors
 come as bytes (wire.py); nothing the kernel's process sends is executed or unpickled."""
 import ast
+import collections
 import hashlib
 import json
 import os
@@ -16,6 +17,11 @@ import time
 from kgo_harness import procs
 
 ENTRY = pathlib.Path(__file__).resolve().parent  # the package folder: Python runs its __main__.py
+
+
+# Seconds the judge spent waiting on kernel processes in this request, by request op ("start": their start-up
+# beyond the judge's own): where a check's time goes, reported in the result's timing as kernel_<op>_s.
+SECONDS = collections.defaultdict(float)
 
 
 class KernelDied(Exception):
@@ -71,7 +77,11 @@ class KernelProcess:
 
     def wait_ready(self):
         if not self.ready:
-            msg = self._read()
+            start = time.perf_counter()
+            try:
+                msg = self._read()
+            finally:
+                SECONDS["start"] += time.perf_counter() - start
             if "fatal" in msg:
                 raise RuntimeError(str(msg["fatal"]))
             self.ready = True
@@ -79,6 +89,13 @@ class KernelProcess:
     def call(self, op, **fields):
         from kgo_harness import guard
         self.wait_ready()
+        start = time.perf_counter()
+        try:
+            return self._call(guard, op, fields)
+        finally:
+            SECONDS[op] += time.perf_counter() - start
+
+    def _call(self, guard, op, fields):
         before = guard.clock_stamp()
         try:
             self.out.write(json.dumps({"op": op, **fields}) + "\n")

@@ -112,6 +112,7 @@ def handle(req, emit):
                 "error": "no GPU"}
     res = {"environment": envinfo.environment(device)}
     srcs = remote.sources(req)
+    remote.SECONDS.clear()
     kp, warm_kernel = POOL.get(remote.identity(req, srcs))
     res["kernel_process"] = {"pid": kp.proc.pid, "warm": warm_kernel}
     try:
@@ -191,5 +192,6 @@ def handle(req, emit):
     if res.get("verdict") == "REWARD_HACK":
         POOL.discard()
     res["timing"] = {"device_s": ledger["device_s"], "compile_s": ledger["compile_s"],
-                     "warmup_s": ledger.get("warmup_s", 0.0)}
+                     "warmup_s": ledger.get("warmup_s", 0.0),
+                     **{f"kernel_{op}_s": round(s, 4) for op, s in sorted(remote.SECONDS.items())}}
     return res

@@ -152,6 +152,16 @@ def test_kernel_process_memory_stays_one_case_whatever_the_trial_count(harness, 
     assert max(counts[8]) <= max(counts[2]), counts
 
 
+def test_timing_says_how_long_the_judge_waited_on_the_kernels_process(harness):
+    honest = KERNELS.parents[2] / "templates" / "ops" / "softmax" / "v1_baseline.py"
+    res = harness(kernel=str(honest), op="softmax", device="cpu", shapes=[[8, 256]], edge_shapes=False, trials=2)
+    assert res["verdict"] == "PASS", res["message"]
+    t = res["timing"]
+    waits = {k: v for k, v in t.items() if k.startswith("kernel_") and k.endswith("_s")}
+    assert waits.get("kernel_execute_s", 0) > 0 and waits.get("kernel_case_s", 0) > 0, t
+    assert sum(waits.values()) <= t["wall_s"], t
+
+
 def test_honest_kernel_clock_readings_agree_with_the_judges():
     from kgo_harness import guard
     before = guard.clock_stamp()
