@@ -100,6 +100,15 @@ def bench_size(req, problem, kp, timer, shape, index, tol, work, warnings):
         size["output_rel_err"] = worst
         if not ok:
             size["message"] = "outputs of the timed calls do not match the reference"
+        elif got.get("ordered_outputs"):
+            named = list(zip([it.get("name", "") for it in got["ordered_outputs"]["items"]],
+                             check.outputs_of(kp, got["ordered_outputs"], device)))
+            ordered = [[t for n, t in named if str(n).startswith(f"set{r}.")] for r in range(sets)]
+            ok, _ = check_outputs(cases, ordered, tol)
+            size["outputs_checked"] = ok
+            if not ok:
+                size["message"] = ("outputs are wrong when the inputs arrive late on the caller's stream: the "
+                                   "kernel's work is not ordered on it (a side stream without a join?)")
     else:
         size["outputs_checked"] = None
         size["output_rel_err"] = None

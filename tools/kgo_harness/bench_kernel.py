@@ -20,6 +20,7 @@ def time_shape(side, msg):
     cases = [first] + [problem.case(shape, seed + r, 0) for r in range(1, sets)]
     call = timing.make_calls(cases, "kernel")
     side.timed_call = call
+    side.timed_cases = cases
     timer.ledger.update(device_s=0.0, compile_s=0.0, warmup_s=0.0)
     timer.first_call(call, sets)
     est, _ = timer.events(call, sets, 3)
