@@ -46,7 +46,7 @@ def disagreements(kgo, harness, op_fields):
         if name in alias_of:
             found.append(f"harness op '{name}' is kgo's alias of '{alias_of[name]}': use the canonical name")
         elif name not in canonical:
-            found.append(f"harness op '{name}' is not in kgo's catalog: add it to roofline/catalog.cpp")
+            found.append(f"harness op '{name}' is not in kgo's catalog: add it to the op catalog (roofline/catalog_*.cpp)")
         for key in sorted(COUNTING_FIELDS & set(op)):
             found.append(f"harness op '{name}' carries '{key}': counts and aliases live in kgo's catalog")
     for key in sorted(COUNTING_FIELDS & set(op_fields)):
