@@ -61,3 +61,15 @@ def test_serve_keeps_worker_warm(harness):
     second = harness(**req)
     assert second["worker"]["warm"] is True and second["timing"]["import_s"] == 0.0
     assert second["timing"]["worker_start_s"] == 0.0
+
+
+def test_judge_profile_for_developers(tmp_path, monkeypatch):
+    """KGO_HARNESS_PROFILE=FILE writes the judge's cProfile stats there when it exits."""
+    import pstats
+    out = tmp_path / "judge.prof"
+    monkeypatch.setenv("KGO_HARNESS_PROFILE", str(out))
+    rc, res, err = run_cli("check", {"kernel": str(TEMPLATES / "gelu" / "v4_optimized.py"), "op": "gelu",
+                                     "device": "cpu", "shapes": [[8, 64]], "edge_shapes": False, "trials": 1})
+    assert rc == 0 and res["verdict"] == "PASS", err
+    names = {f[2] for f in pstats.Stats(str(out)).stats}
+    assert "run_check" in names, sorted(names)[:20]
