@@ -28,6 +28,12 @@ def check_outputs(cases, outs, tol):
     return ok, (worst if math.isfinite(worst) else None)
 
 
+def per_set(kp, message, device, sets):
+    """The outputs of a kernel-process message named `set<r>.out<i>`, grouped by input set r."""
+    named = list(zip([it.get("name", "") for it in message["items"]], check.outputs_of(kp, message, device)))
+    return [[t for n, t in named if str(n).startswith(f"set{r}.")] for r in range(sets)]
+
+
 def _flush_buffer(device, o, l2, ledger):
     if device != "cuda" or not o["flush_l2"] or not l2:
         return None
@@ -90,9 +96,7 @@ def bench_size(req, problem, kp, timer, shape, index, tol, work, warnings):
     size = {"shape": list(shape), "mode": mode, "runs": len(samples), **stats(samples),
             "samples_us": [round(x, 4) for x in samples], "rotate": sets, "flush_l2": bool(got["flush_l2"]),
             "synced_us": None, "stream_escape": None, "message": got.get("note") or "ok", "audit": []}
-    named = list(zip([it.get("name", "") for it in got["outputs"]["items"]],
-                     check.outputs_of(kp, got["outputs"], device)))
-    outs = [[t for n, t in named if str(n).startswith(f"set{r}.")] for r in range(sets)]
+    outs = per_set(kp, got["outputs"], device, sets)
     cases = made or judge_sets(problem, kp, shape, seed, sets, index)
     if o["check_outputs"]:
         ok, worst = check_outputs(cases, outs, tol)
@@ -101,10 +105,7 @@ def bench_size(req, problem, kp, timer, shape, index, tol, work, warnings):
         if not ok:
             size["message"] = "outputs of the timed calls do not match the reference"
         elif got.get("ordered_outputs"):
-            named = list(zip([it.get("name", "") for it in got["ordered_outputs"]["items"]],
-                             check.outputs_of(kp, got["ordered_outputs"], device)))
-            ordered = [[t for n, t in named if str(n).startswith(f"set{r}.")] for r in range(sets)]
-            ok, _ = check_outputs(cases, ordered, tol)
+            ok, _ = check_outputs(cases, per_set(kp, got["ordered_outputs"], device, sets), tol)
             size["outputs_checked"] = ok
             if not ok:
                 size["message"] = ("outputs are wrong when the inputs arrive late on the caller's stream: the "

@@ -308,18 +308,27 @@ def execute(case, cuda, torch):
 
 
 @contextlib.contextmanager
-def production_settings(torch):
-    """Timing and profiling run as the kernel runs in use: the check's deterministic algorithms and NaN fill
-    of new allocations (an extra write pass over every output torch.empty makes) are off inside, restored after."""
-    det, warn = torch.are_deterministic_algorithms_enabled(), torch.is_deterministic_algorithms_warn_only_enabled()
+def nan_fill_off(torch):
+    """The check's NaN fill of new allocations off inside, restored after."""
     fill = torch.utils.deterministic.fill_uninitialized_memory
-    torch.use_deterministic_algorithms(False)
     torch.utils.deterministic.fill_uninitialized_memory = False
     try:
         yield
     finally:
-        torch.use_deterministic_algorithms(det, warn_only=warn)
         torch.utils.deterministic.fill_uninitialized_memory = fill
+
+
+@contextlib.contextmanager
+def production_settings(torch):
+    """Timing and profiling run as the kernel runs in use: the check's deterministic algorithms and NaN fill
+    of new allocations (an extra write pass over every output torch.empty makes) are off inside, restored after."""
+    det, warn = torch.are_deterministic_algorithms_enabled(), torch.is_deterministic_algorithms_warn_only_enabled()
+    torch.use_deterministic_algorithms(False)
+    try:
+        with nan_fill_off(torch):
+            yield
+    finally:
+        torch.use_deterministic_algorithms(det, warn_only=warn)
 
 
 def execute_synced(case):
@@ -328,12 +337,8 @@ def execute_synced(case):
     import torch
     case.poison_outputs()
     torch.cuda.synchronize()
-    fill = torch.utils.deterministic.fill_uninitialized_memory
-    torch.utils.deterministic.fill_uninitialized_memory = False
-    try:
+    with nan_fill_off(torch):
         raw = case.run()
-    finally:
-        torch.utils.deterministic.fill_uninitialized_memory = fill
     torch.cuda.synchronize()
     return [o.clone() if type(o) is torch.Tensor else o for o in raw] if raw is not None else None
 
