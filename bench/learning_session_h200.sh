@@ -61,12 +61,14 @@ run "$KGO" iterate accept v0 --workspace "$W"
 best=$(latency v0); best_v=v0; accepted=0; rejected=0
 
 # candidate: action file-or-edit change-description
-# Whole-file variants first, then one-line tunings of v3_coalesced (the best whole-file variant on the H200 so
-# far); a tuning whose text is absent from the current kernel (its base was rejected) is skipped, said so.
+# Whole-file variants and one-line tunings of v3_coalesced (the best whole-file variant on the H200 so far), then
+# the split-row kernel of examples/softmax/candidates/ (wide rows shared by several programs) and tunings of it;
+# a tuning whose text is absent from the current kernel (its base was rejected) is skipped, said so.
 CANDIDATES=(
   "online_tiling|$T/v2_tiling.py|process rows in BLOCK tiles with an online max/sum instead of one register row"
   "row_packing|$T/v3_coalesced.py|pack [ROWS, BLOCK] row tiles per program so narrow rows fill a CTA"
   "more_warps_wide_rows|sed:s/warps = 8 if block \* rows >= 4096 else 4/warps = 16 if block >= 16384 else 8 if block * rows >= 4096 else 4/|16 warps for rows of 16K+ columns, halving each thread's registers"
+  "split_rows|examples/softmax/candidates/split_rows.py|share each row of 16K+ columns among 8192-column programs that combine their (max, sum of exp) pairs, so more and smaller programs keep each SM's memory pipe busy"
   "streaming_cache_hints|sed:s#other=-float(\"inf\"))#other=-float(\"inf\"), eviction_policy=\"evict_first\")#; s#\[:, None\], mask=mask)#[:, None], mask=mask, eviction_policy=\"evict_first\")#|evict-first loads and stores: each element is read and written once, so keep it out of L2's way"
   "max_warps_long_rows|sed:s/warps = 16 if block >= 16384 else/warps = 32 if block >= 32768 else 16 if block >= 16384 else/|32 warps for rows of 32K+ columns: twice the threads per SM when one program fills its registers"
   "fewer_warps_mid_rows|sed:s/else 8 if block \* rows >= 4096 else 4/else 4 if block == 4096 else 8 if block * rows >= 4096 else 4/|4 warps for 4096-column rows: smaller CTAs, more rows in flight per SM"

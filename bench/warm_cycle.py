@@ -43,6 +43,10 @@ def cycle(ws, daemon):
         t = res.get("timing", {})
         parts[name] = {k: t.get(k) or 0.0 for k in ("wall_s", "worker_start_s", "import_s", "compile_s",
                                                      "device_s", "warmup_s", "host_s")}
+        # Where the wall time went: waiting on the kernel's process, by its op, and the judge's own share.
+        waits = {k: round(v, 4) for k, v in t.items() if k.startswith("kernel_") and isinstance(v, (int, float))}
+        parts[name].update(waits, judge_own_s=round(parts[name]["wall_s"] - parts[name]["worker_start_s"]
+                                                    - sum(waits.values()), 4))
         parts[name]["warm"] = res.get("worker", {}).get("warm")
     irreducible = sum(p["device_s"] + p["compile_s"] for p in parts.values())
     return {"kgo_wall_s": cw + bw, "check_wall_s": cw, "bench_wall_s": bw, "irreducible_s": irreducible,

@@ -273,15 +273,12 @@ def _delegation_at(problem, kp, shape, seed, allowed, full, own_gpu):
     prof = kp.call("profile", shape=shape, seed=seed, full=full)
     ref_kernels = set()
     if problem.device == "cuda" and full:
-        from torch.profiler import ProfilerActivity, profile
+        from kgo_harness import launches
         eager = problem.case(shape, seed, 0).eager() if problem.inputs_from != "kernel" else None
         if eager is not None:
             eager()
             torch.cuda.synchronize()
-            with profile(activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA]) as p:
-                eager()
-                torch.cuda.synchronize()
-            ref_kernels = {e.name for e in p.events() if str(getattr(e, "device_type", "")).endswith("CUDA")}
+            ref_kernels = launches.profiled(lambda: (eager(), torch.cuda.synchronize()), cuda=True)[1]
     own = {str(k): int(v) for k, v in (prof.get("own") or {}).items()}
     aten = set(map(str, prof.get("aten") or []))
     gpu = sorted(map(str, prof.get("gpu") or []))

@@ -1,5 +1,6 @@
 """Environment facts (GPU, driver, CUDA, torch, triton, nvcc, ncu) and GPU clocks with throttle reasons,
 read through pynvml when installed, else nvidia-smi. Stdlib at import; torch only inside functions."""
+import functools
 import os
 import platform
 import re
@@ -92,7 +93,9 @@ def tool_version(name, pattern):
     return {"path": path, "version": m.group(1) if m else None}
 
 
+@functools.lru_cache(maxsize=None)
 def driver_version():
+    """The NVIDIA driver's version (one process sees one driver: asked once)."""
     try:
         import pynvml
         pynvml.nvmlInit()

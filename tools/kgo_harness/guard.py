@@ -6,6 +6,7 @@ can be blinded by the kernel, so every reply of that process also carries its cl
 (clock_stamp), and the judge, in its own process, holds them against its own readings around the exchange
 (clock_disagreement): a patched clock shows up there whatever the kernel did to the in-process check."""
 import math
+import os
 import sys
 import time
 import types
@@ -20,6 +21,23 @@ _CLASS_PATHS = (("torch.cuda", "Event"), ("torch.cuda", "Stream"), ("torch.cuda"
 
 
 _C_TIMING = ("cuda", "Cuda", "CUDA", "sync", "Event", "Graph", "Stream", "profil", "Profil", "sleep")
+
+
+# Rebinds torch makes itself when a part of it that loads lazily (after the snapshot) is imported, by the module
+# that makes them: importing torch._dynamo (a kernel that uses torch.compile) wraps torch.manual_seed.
+_TORCH_OWN_REBINDS = {"torch.manual_seed": "torch._dynamo"}
+
+
+def _torch_own_rebind(label, snapped, current):
+    """Whether `current` is torch's own wrapper, from torch's package, around exactly the snapshotted object."""
+    importer = _TORCH_OWN_REBINDS.get(label)
+    torch = sys.modules.get("torch")
+    if importer is None or importer not in sys.modules or torch is None:
+        return False
+    code = getattr(current, "__code__", None)
+    package = os.path.dirname(os.path.realpath(torch.__file__)) + os.sep
+    return (getattr(current, "__wrapped__", None) is snapped and code is not None
+            and os.path.realpath(code.co_filename).startswith(package))
 
 
 def _watched(value):
@@ -64,6 +82,8 @@ class Snapshot:
         changed = []
         for ns, name, value, code, label in self.entries:
             cur = ns.get(name)
+            if cur is not value and _torch_own_rebind(label, value, cur):
+                continue
             if cur is not value or (code is not None and cur.__code__ is not code):
                 changed.append(label)
         return sorted(changed)[:10]

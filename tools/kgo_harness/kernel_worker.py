@@ -61,9 +61,8 @@ class KernelSide:
         self.problem = Problem(req, msg.get("role", "kernel"))
         self.verify("while being imported")
         p = self.problem
-        local = sorted({os.path.realpath(m.__file__) for m in list(sys.modules.values())
-                        if isinstance(getattr(m, "__file__", None), str)
-                        and os.path.realpath(m.__file__).startswith(str(p.kernel_path.parent) + os.sep)})
+        folder = str(p.kernel_path.parent) + os.sep
+        local = sorted({real for real in map(_real_file, list(sys.modules.values())) if real and real.startswith(folder)})
         # Kernel facts the judge needs without running the kernel's code (formats.py adapters add theirs).
         from kgo_harness import cpu_honesty
         return {"fn_params": getattr(p, "fn_params", None), "entry": p.entry, "contract": p.contract,
@@ -154,31 +153,19 @@ class KernelSide:
         return wire.resend(self.folder, str(msg["file"]))
 
     def profile(self, msg):
-        from torch.profiler import ProfilerActivity, profile
         from kgo_harness import launches
         torch = self.torch
-        cuda = self.problem.device == "cuda"
-        acts = [ProfilerActivity.CPU] + ([ProfilerActivity.CUDA] if cuda else [])
         case = self.problem.case(list(msg["shape"]), msg["seed"], 0)
         case.poison_outputs()
         case.run()  # compile outside the profiled call
         self.sync()
         launches.reset()
-        if not msg.get("full", True):
-            with _AtenRecorder() as rec:
-                case.run()
-                self.sync()
-            self.verify("during the profiled run")
-            return {"aten": sorted(rec.names), "gpu": [], "own": launches.snapshot()}
-        with profile(activities=acts) as prof:
-            case.run()
-            self.sync()
+        # The GPU kernels' names at the first shape (full); the aten ops and own launches at every one.
+        full = bool(msg.get("full", True))
+        aten, gpu = launches.profiled(lambda: (case.run(), self.sync()), full and self.problem.device == "cuda")
         own = launches.snapshot()
         self.verify("during the profiled run")
-        events = list(prof.events())
-        return {"aten": sorted({e.name for e in events if e.name.startswith("aten::")}),
-                "gpu": sorted({e.name for e in events if str(getattr(e, "device_type", "")).endswith("CUDA")}),
-                "own": own}
+        return {"aten": sorted(aten), "gpu": sorted(gpu) if full else [], "own": own}
 
     def time(self, msg):
         from kgo_harness import bench_kernel, wire
@@ -230,26 +217,6 @@ class KernelSide:
         return {"launches": sorted(launches.snapshot())}
 
 
-def _aten_recorder_class():
-    from torch.utils._python_dispatch import TorchDispatchMode
-
-    class AtenRecorder(TorchDispatchMode):
-        """The aten ops a call dispatches (a cheap stand-in for the profiler after the first shape)."""
-
-        def __init__(self):
-            super().__init__()
-            self.names = set()
-
-        def __torch_dispatch__(self, func, types, args=(), kwargs=None):
-            self.names.add(func._schema.name)
-            return func(*args, **(kwargs or {}))
-    return AtenRecorder
-
-
-def _AtenRecorder():
-    return _aten_recorder_class()()
-
-
 def _args(folder, msg, device):
     """A positional argument list from a judge's message: tensors as `arg<i>` in its file, scalars by index."""
     from kgo_harness import wire
@@ -285,6 +252,21 @@ def _substitute(case, name, old, new):
 def poison(t):
     from kgo_harness.contracts import poison as fill
     fill(t)
+
+
+_REAL_PATHS = {}
+
+
+def _real_file(module):
+    """The resolved path of a module's file, or None; resolved once per path (a warm process has imported
+    about 1,300 modules, and resolving them all on every load cost 0.1 s a request)."""
+    path = getattr(module, "__file__", None)
+    if not isinstance(path, str):
+        return None
+    real = _REAL_PATHS.get(path)
+    if real is None:
+        real = _REAL_PATHS[path] = os.path.realpath(path)
+    return real
 
 
 def execute(case, cuda, torch):
@@ -323,12 +305,19 @@ def production_settings(torch):
     """Timing and profiling run as the kernel runs in use: the check's deterministic algorithms and NaN fill
     of new allocations (an extra write pass over every output torch.empty makes) are off inside, restored after."""
     det, warn = torch.are_deterministic_algorithms_enabled(), torch.is_deterministic_algorithms_warn_only_enabled()
-    torch.use_deterministic_algorithms(False)
+    deterministic_algorithms(torch, False)
     try:
         with nan_fill_off(torch):
             yield
     finally:
-        torch.use_deterministic_algorithms(det, warn_only=warn)
+        deterministic_algorithms(torch, det, warn_only=warn)
+
+
+def deterministic_algorithms(torch, mode, warn_only=False):
+    """torch.use_deterministic_algorithms without its import of torch._inductor.config, which pulls in
+    torch._dynamo (about 3.5 s of a cold start on the H200); the inductor setting only concerns
+    torch.compile, which the kernel's process does not run for the harness."""
+    torch._C._set_deterministic_algorithms(mode, warn_only=warn_only)
 
 
 def execute_synced(case):
@@ -404,9 +393,7 @@ def main(fd_in, fd_out, folder, device):
         import torch
         from kgo_harness import bench_kernel, contracts, guard, launches, wire  # noqa: F401 (watched by guard)
         launches.install()
-        # This also imports torch._dynamo (about 1 s), whose own patches (torch.manual_seed) must predate the
-        # snapshot, or a kernel that uses torch.compile would look like tampering.
-        torch.use_deterministic_algorithms(True, warn_only=True)
+        deterministic_algorithms(torch, True, warn_only=True)
         # New allocations are NaN-filled: an output the kernel allocates but never fully writes shows up.
         torch.utils.deterministic.fill_uninitialized_memory = True
         snapshot = guard.Snapshot()

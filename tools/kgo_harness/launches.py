@@ -1,5 +1,6 @@
-"""Counts Triton kernel launches (compiled and interpreted) so the checker knows whether the kernel file's
-own kernels ran; installed once per worker, before any kernel module is imported."""
+"""What a kernel's call ran: Triton kernel launches (compiled and interpreted), counted so the checker knows
+whether the kernel file's own kernels ran (installed once per worker, before any kernel module is imported),
+and the aten ops and GPU kernels torch's profiler saw (profiled)."""
 import collections
 
 _counts = collections.Counter()
@@ -44,3 +45,15 @@ def snapshot():
 
 def total():
     return sum(_counts.values())
+
+
+def profiled(run, cuda):
+    """Calls `run()` under torch's autograd profiler; returns (aten op names, GPU kernel names). Not
+    torch.profiler.profile: its start imports torch._inductor and with it torch._dynamo, 2-3.5 s of a cold check
+    in each process that profiles; both record the same events."""
+    from torch.autograd import profiler
+    with profiler.profile(use_device="cuda" if cuda else None) as prof:
+        run()
+    events = list(prof.function_events)
+    return ({e.name for e in events if e.name.startswith("aten::")},
+            {e.name for e in events if str(getattr(e, "device_type", "")).endswith("CUDA")})

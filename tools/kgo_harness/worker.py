@@ -57,6 +57,7 @@ def main(fd, device):
         emit({"type": "fatal", "message": f"cannot import torch/triton in the worker: {type(e).__name__}: {e}; "
                                           "pip install -r tools/requirements.txt"})
         os._exit(4)
+    prepare(device)
     try:
         POOL.spare.wait_ready()  # within the worker's start limit, not the request's
     except Exception as e:
@@ -81,8 +82,25 @@ def main(fd, device):
             result = {"verdict": "ERROR", "message": f"harness error: {type(e).__name__}: {e}",
                       "error": traceback.format_exc()[-3000:]}
         emit({"type": "result", "result": result})
+        procs.profile_checkpoint()
     POOL.close()
     os._exit(0)
+
+
+def prepare(device):
+    """The judge's own first-request start-up (its modules, the CUDA context, the environment block, the
+    profiler that reads the reference's kernel names), done while the kernel's process is still starting
+    instead of after it. Best effort: a failure here shows again, with its message, in the request."""
+    try:
+        import torch
+        from kgo_harness import bench, check, envinfo  # noqa: F401
+        if device == "cuda" and torch.cuda.is_available():
+            torch.zeros(1, device="cuda").add_(1).sum().item()
+            envinfo.environment(device)
+            from kgo_harness import launches
+            launches.profiled(lambda: (torch.zeros(1, device="cuda").add_(1), torch.cuda.synchronize()), cuda=True)
+    except Exception:
+        pass
 
 
 class Crash(Exception):
