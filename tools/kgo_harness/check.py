@@ -1,12 +1,14 @@
 """`check` on the judge's side: fresh inputs per trial, the float64 reference, the comparison, determinism,
 stream-ordering diagnosis and delegation. The kernel runs in its own process (remote.py); only its outputs
 come here, as bytes. Nothing in this process runs the kernel's code."""
+import json
+import os
 import time
 
 import torch
 
 from kgo_harness import checks, compare, cpu_honesty, ops, wire
-from kgo_harness.contracts import LoadError
+from kgo_harness.contracts import LoadError, sha256_file
 from kgo_harness.protocol import is_cuda_fatal, case_seed, merge_verdicts, tolerance
 from kgo_harness.remote import KernelDied, KernelError, KernelHack
 
@@ -267,18 +269,39 @@ def delegation(problem, kp, shapes, seeds, allowed):
     return result
 
 
+_REFERENCE_KERNELS = {}
+
+
+def _reference_kernels(problem, shape, seed):
+    """The GPU kernels the eager reference launches at `shape` (the judge's own code, so a warm harness asks the
+    profiler once per reference, op, shape and dtype)."""
+    from kgo_harness import launches
+    if problem.inputs_from == "kernel":
+        return set()
+    req = problem.req
+    ref = req.get("reference")
+    ref_sha = sha256_file(ref) if ref and os.path.isfile(ref) else None
+    key = (ref, ref_sha, req.get("op"), problem.contract, tuple(shape), str(problem.dtype),
+           json.dumps(req.get("args"), sort_keys=True), json.dumps(req.get("dims"), sort_keys=True))
+    if key not in _REFERENCE_KERNELS:
+        eager = problem.case(shape, seed, 0).eager()
+        if eager is None:
+            return set()
+        eager()
+        torch.cuda.synchronize()
+        if len(_REFERENCE_KERNELS) >= 64:
+            _REFERENCE_KERNELS.clear()
+        _REFERENCE_KERNELS[key] = launches.profiled(lambda: (eager(), torch.cuda.synchronize()), cuda=True)[1]
+    return _REFERENCE_KERNELS[key]
+
+
 def _delegation_at(problem, kp, shape, seed, allowed, full, own_gpu):
     if problem.inputs_from == "judge":
         provide(problem, kp, problem.case(shape, seed, 0), shape, seed, 0)
     prof = kp.call("profile", shape=shape, seed=seed, full=full)
     ref_kernels = set()
     if problem.device == "cuda" and full:
-        from kgo_harness import launches
-        eager = problem.case(shape, seed, 0).eager() if problem.inputs_from != "kernel" else None
-        if eager is not None:
-            eager()
-            torch.cuda.synchronize()
-            ref_kernels = launches.profiled(lambda: (eager(), torch.cuda.synchronize()), cuda=True)[1]
+        ref_kernels = _reference_kernels(problem, shape, seed)
     own = {str(k): int(v) for k, v in (prof.get("own") or {}).items()}
     aten = set(map(str, prof.get("aten") or []))
     gpu = sorted(map(str, prof.get("gpu") or []))

@@ -43,9 +43,8 @@ class KernelError(Exception):
 
 class KernelProcess:
     def __init__(self, device):
-        from kgo_harness import wire
         self.device = device
-        self.folder = wire.private_folder()
+        self.folder = procs.private_folder()
         to_kernel_r, to_kernel_w = os.pipe()
         from_kernel_r, from_kernel_w = os.pipe()
         env = dict(os.environ)
