@@ -171,24 +171,42 @@ def local_imports(kernel_path):
         if path.suffix != ".py":
             continue
         try:
-            tree = ast.parse(path.read_text(errors="replace"))
-        except (SyntaxError, ValueError, OSError):
+            names = _imported_names(path.read_text(errors="replace"))
+        except OSError:
             continue
-        for node in ast.walk(tree):
-            names = []
+        for name in names:
+            parts = [p for p in name.split(".") if p]
+            if not parts:
+                continue
+            for cand in (root.joinpath(*parts).with_suffix(".py"), root.joinpath(*parts, "__init__.py")):
+                if cand.is_file():
+                    todo.append(cand.resolve())
+    return sorted(str(p) for p in seen)
+
+
+_IMPORTED = {}
+
+
+def _imported_names(text):
+    """The module names a Python source's `import` statements name (empty if it does not parse), kept by
+    content: a warm harness reads the same kernel three times a request."""
+    key = hashlib.sha256(text.encode()).digest()
+    if key not in _IMPORTED:
+        try:
+            tree = ast.parse(text)
+        except (SyntaxError, ValueError):
+            tree = None
+        names = []
+        for node in ast.walk(tree) if tree is not None else ():
             if isinstance(node, ast.Import):
-                names = [a.name for a in node.names]
+                names += [a.name for a in node.names]
             elif isinstance(node, ast.ImportFrom):
                 base = node.module or ""
-                names = [base] + [f"{base}.{a.name}" if base else a.name for a in node.names]
-            for name in names:
-                parts = [p for p in name.split(".") if p]
-                if not parts:
-                    continue
-                for cand in (root.joinpath(*parts).with_suffix(".py"), root.joinpath(*parts, "__init__.py")):
-                    if cand.is_file():
-                        todo.append(cand.resolve())
-    return sorted(str(p) for p in seen)
+                names += [base] + [f"{base}.{a.name}" if base else a.name for a in node.names]
+        if len(_IMPORTED) >= 256:
+            _IMPORTED.clear()
+        _IMPORTED[key] = names
+    return _IMPORTED[key]
 
 
 def sources(req, extra=()):
