@@ -75,7 +75,9 @@ std::string render_benchmark_md(const BenchReport& r, const std::string& title) 
   md += fmt::format("| Contract / op | {} / {} |\n", jstr(res, "contract", r.target.contract),
                     jstr(res, "op", r.target.op.value_or("-")));
   md += fmt::format("| dtype | {} |\n", r.target.torch_dtype);
-  md += fmt::format("| Device | {} ({}) |\n", r.target.device, jstr(env, "gpu", "no GPU"));
+  // The device's name as torch reports it, measured on this machine: the audit reads "80GB" in
+  // "NVIDIA H100 80GB HBM3" as a hardware number otherwise.
+  md += fmt::format("| Device (measured) | {} ({}) |\n", r.target.device, jstr(env, "gpu", "no GPU"));
   md += fmt::format("| Software | driver {}, CUDA {}, torch {}, triton {} |\n", jstr(env, "driver", "-"),
                     jstr(env, "cuda", "-"), jstr(env, "torch", "-"), jstr(env, "triton", "-"));
   md += fmt::format("| Date | {} |\n", r.started_at);

@@ -26,8 +26,22 @@ namespace fs = std::filesystem;
 
 namespace {
 
+// A line that opens with an HTML heading (<h1>..<h6>) as the markdown heading a reader sees ("## ..."), so a
+// page's "Environment (measured)" section is labelled as the markdown report's is.
+std::string html_headings(const std::string& text) {
+  std::string out;
+  for (const auto& line : split_lines(text)) {
+    size_t at = line.find_first_not_of(" \t");
+    bool heading = at != std::string::npos && line.compare(at, 2, "<h") == 0 && at + 3 < line.size() &&
+                   line[at + 2] >= '1' && line[at + 2] <= '6' && line[at + 3] == '>';
+    out += heading ? std::string(static_cast<size_t>(line[at + 2] - '0'), '#') + " " + line.substr(at + 4) : line;
+    out += "\n";
+  }
+  return out;
+}
+
 // What a reader of an .svg or .html page sees: entities decoded (`&lt;gpu-wiki&gt;` is a citation),
-// CDATA markers dropped; other files unchanged. Line breaks stay where they were.
+// CDATA markers dropped, HTML headings as headings; other files unchanged. Line breaks stay where they were.
 std::string markup_text(const std::string& rel, const std::string& text) {
   if (!rel.ends_with(".svg") && !rel.ends_with(".html")) return text;
   static const std::pair<const char*, const char*> entities[] = {
@@ -37,7 +51,7 @@ std::string markup_text(const std::string& rel, const std::string& text) {
     std::string f = from;
     for (size_t at = 0; (at = out.find(f, at)) != std::string::npos; at += std::strlen(to)) out.replace(at, f.size(), to);
   }
-  return out;
+  return rel.ends_with(".html") ? html_headings(out) : out;
 }
 
 

@@ -113,7 +113,9 @@ TEST(BenchTest, BenchmarkMdPassesTheAuditsNumberScan) {
   BenchReport r = report();
   r.result["clocks"]["before"] = nlohmann::json::parse(R"({"sm_mhz": 1980, "sm_max_mhz": 1980, "mem_mhz": 3201})");
   r.result["clocks"]["after"] = r.result["clocks"]["before"];
+  r.result["environment"]["gpu"] = "NVIDIA H100 80GB HBM3";  // a product name holding a size
   std::string md = render_benchmark_md(r, "softmax (NVIDIA H200)");
+  ASSERT_NE(md.find("80GB"), std::string::npos);
   ASSERT_NE(md.find("3201 MHz"), std::string::npos);  // the measured clocks are there ...
   for (const auto& n : specs::scan_markdown(md).uncited) ADD_FAILURE() << n.line << ": " << n.text;  // ... labelled
 }

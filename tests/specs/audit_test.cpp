@@ -122,6 +122,17 @@ TEST(Audit, DriftReportsOldAndNewTextAndMoves) {
   EXPECT_NE(d.reason.find("moved to L" + std::to_string(w.bw_line + 1)), std::string::npos) << d.reason;
 }
 
+// An HTML page's headings label their sections as markdown headings do: a GPU name holding a size ("80GB") in
+// a section headed "(measured)" is a reading, the same row under another heading is flagged.
+TEST(Audit, HtmlHeadingsLabelTheirSections) {
+  Workspace w;
+  const std::string row = "<tr><td>gpu</td><td>NVIDIA H100 80GB HBM3</td></tr>\n";
+  test::write(w.ws / "report/report.html", "<html><body>\n<h1>Report</h1>\n<h2>Environment (measured)</h2>\n<table>\n" + row +
+                                               "</table>\n<h2>Notes</h2>\n<table>\n" + row + "</table>\n</body></html>\n");
+  AuditReport r = audit_workspace(w.ws, std::nullopt, false);
+  EXPECT_EQ(sites(r), std::vector<std::string>{"report/report.html:9:uncited_number"}) << render_text(r);
+}
+
 TEST(Audit, HistoryFindsWhatTheWorkTreeNoLongerHas) {
   Workspace w;
   core::GitRepo repo = core::GitRepo::open(w.ws);
