@@ -86,22 +86,29 @@ class KernelProcess:
             self.ready = True
 
     def call(self, op, **fields):
+        return self.begin(op, **fields)()
+
+    def begin(self, op, **fields):
+        """Sends one request and returns a function that waits for its reply and returns what `call` returns
+        (or raises what it raises): the judge does its own work while the kernel's process runs."""
         from kgo_harness import guard
         self.wait_ready()
-        start = time.perf_counter()
-        try:
-            return self._call(guard, op, fields)
-        finally:
-            SECONDS[op] += time.perf_counter() - start
-
-    def _call(self, guard, op, fields):
         before = guard.clock_stamp()
         try:
             self.out.write(json.dumps({"op": op, **fields}) + "\n")
             self.out.flush()
         except (BrokenPipeError, OSError):
             raise KernelDied(self.exit_description())
-        msg = self._read()
+
+        def finish():
+            start = time.perf_counter()
+            try:
+                return self._reply(guard, self._read(), before)
+            finally:
+                SECONDS[op] += time.perf_counter() - start
+        return finish
+
+    def _reply(self, guard, msg, before):
         tampered = guard.clock_disagreement(msg.get("clocks"), before, guard.clock_stamp())
         if tampered:
             raise KernelHack(tampered)
