@@ -97,8 +97,8 @@ _PROFILE = {}
 
 def profiled(main):
     """`main` as is, or, with KGO_HARNESS_PROFILE=FILE set, under cProfile with the stats written to FILE when it
-    exits through os._exit (the judge's way out), and to FILE.<n> after its n-th request (profile_checkpoint):
-    where a judge's time goes, cold and warm, for developers."""
+    exits through os._exit (the judge's way out: the whole run), and to FILE.<n> after its n-th request (that
+    request alone, profile_checkpoint): where a judge's time goes, cold and warm, for developers."""
     path = os.environ.get("KGO_HARNESS_PROFILE")
     if not path:
         return main
@@ -110,8 +110,12 @@ def profiled(main):
         real_exit = os._exit
 
         def dump_and_exit(code):
+            import pstats
             prof.disable()
-            prof.dump_stats(path)
+            whole = pstats.Stats(prof)   # the last stretch, plus every request's file: the whole run
+            for n in range(1, _PROFILE["served"] + 1):
+                whole.add(f"{path}.{n}")
+            whole.dump_stats(path)
             real_exit(code)
         os._exit = dump_and_exit
         prof.enable()

@@ -64,7 +64,8 @@ def test_serve_keeps_worker_warm(harness):
 
 
 def test_judge_profile_for_developers(tmp_path, monkeypatch):
-    """KGO_HARNESS_PROFILE=FILE writes the judge's cProfile stats there when it exits."""
+    """KGO_HARNESS_PROFILE=FILE writes the judge's cProfile stats there when it exits (the whole run), and each
+    request's own to FILE.<n>."""
     import pstats
     out = tmp_path / "judge.prof"
     monkeypatch.setenv("KGO_HARNESS_PROFILE", str(out))
@@ -73,3 +74,5 @@ def test_judge_profile_for_developers(tmp_path, monkeypatch):
     assert rc == 0 and res["verdict"] == "PASS", err
     names = {f[2] for f in pstats.Stats(str(out)).stats}
     assert "run_check" in names, sorted(names)[:20]
+    first = {f[2] for f in pstats.Stats(str(out) + ".1").stats}
+    assert "run_check" in first, sorted(first)[:20]
