@@ -19,13 +19,13 @@ import time
 t0 = time.perf_counter(); import torch
 t1 = time.perf_counter(); from kgo_harness import bench_kernel, contracts, guard, launches, wire
 t2 = time.perf_counter(); launches.install()
-t3 = time.perf_counter(); torch.use_deterministic_algorithms(True, warn_only=True)
+t3 = time.perf_counter(); torch._C._set_deterministic_algorithms(True, warn_only=True)  # as kernel_worker does
 t3b = time.perf_counter(); s = guard.Snapshot()
 t4 = time.perf_counter(); ok = torch.cuda.is_available() and torch.zeros(1, device="cuda").sum().item() == 0
 t5 = time.perf_counter(); import triton
 t6 = time.perf_counter()
 print(f"kernel process stages: torch {t1-t0:.2f} s, kgo modules {t2-t1:.2f} s, launches.install {t3-t2:.2f} s, "
-      f"use_deterministic_algorithms {t3b-t3:.2f} s, snapshot {t4-t3b:.2f} s, first CUDA tensor {t5-t4:.2f} s ({ok}), triton {t6-t5:.2f} s")
+      f"deterministic mode {t3b-t3:.2f} s, snapshot {t4-t3b:.2f} s, first CUDA tensor {t5-t4:.2f} s ({ok}), triton {t6-t5:.2f} s")
 PY
 export KGO_DATA_DIR=$PWD XDG_RUNTIME_DIR=$(mktemp -d)
 for i in 1 2; do t "$KGO" harness start; t "$KGO" harness stop; done
