@@ -7,6 +7,7 @@ import signal
 
 PR_SET_PDEATHSIG = 1
 PR_SET_CHILD_SUBREAPER = 36
+PR_GET_CHILD_SUBREAPER = 37
 
 
 def _prctl(option, value):
@@ -28,6 +29,16 @@ def die_with_parent(sig=signal.SIGKILL):
 def become_subreaper():
     """Orphaned descendants are re-parented to this process instead of init, so they stay findable."""
     return _prctl(PR_SET_CHILD_SUBREAPER, 1)
+
+
+def is_subreaper():
+    """Whether orphaned descendants are re-parented to this process (become_subreaper was called)."""
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        flag = ctypes.c_int(0)
+        return libc.prctl(PR_GET_CHILD_SUBREAPER, ctypes.byref(flag), 0, 0, 0) == 0 and flag.value == 1
+    except (OSError, AttributeError):
+        return False
 
 
 def _children_map():

@@ -42,17 +42,25 @@ class KernelError(Exception):
 
 
 class KernelProcess:
-    def __init__(self, device):
+    def __init__(self, device, template=None):
+        """A fresh kernel process: forked by `template` (zygote.Template) when given and able, else spawned."""
         self.device = device
         self.folder = procs.private_folder()
         to_kernel_r, to_kernel_w = os.pipe()
         from_kernel_r, from_kernel_w = os.pipe()
-        env = dict(os.environ)
-        if device == "cpu":
-            env["TRITON_INTERPRET"] = "1"
-        self.proc = subprocess.Popen(
-            [sys.executable, str(ENTRY), "__kernel__", str(to_kernel_r), str(from_kernel_w), self.folder, device],
-            stdin=subprocess.DEVNULL, pass_fds=(to_kernel_r, from_kernel_w), env=env)
+        self.proc = None
+        if template is not None:
+            try:
+                self.proc = template.fork(to_kernel_r, from_kernel_w, self.folder)
+            except OSError:
+                self.proc = None
+        if self.proc is None:
+            env = dict(os.environ)
+            if device == "cpu":
+                env["TRITON_INTERPRET"] = "1"
+            self.proc = subprocess.Popen(
+                [sys.executable, str(ENTRY), "__kernel__", str(to_kernel_r), str(from_kernel_w), self.folder, device],
+                stdin=subprocess.DEVNULL, pass_fds=(to_kernel_r, from_kernel_w), env=env)
         os.close(to_kernel_r)
         os.close(from_kernel_w)
         self.out = os.fdopen(to_kernel_w, "w", buffering=1)
@@ -248,15 +256,32 @@ class Pool:
         self.device = device
         self.keep_spare = keep_spare
         self.current = None
-        self.spare = KernelProcess(device)
+        # New kernel processes are forks of a template process with torch imported; only where this process
+        # adopts orphans (the judge), since the template hands each fork over through an orphaned middle process.
+        self.template = None
+        if procs.is_subreaper() and os.environ.get("KGO_HARNESS_TEMPLATE", "1") != "0":
+            from kgo_harness import zygote
+            self.template = zygote.Template(device)
+        # With a template the first process is forked once the template is ready (wait_ready), so the judge
+        # goes on to its own torch import meanwhile; without one it is spawned now, for the same overlap.
+        self.spare = None if self.template is not None else self._new()
+
+    def _new(self):
+        return KernelProcess(self.device, self.template)
+
+    def wait_ready(self):
+        """The spare kernel process, made if needed, has started (torch imported, tamper snapshot taken)."""
+        if self.spare is None:
+            self.spare = self._new()
+        self.spare.wait_ready()
 
     def get(self, identity):
         cur = self.current
         if cur is not None and cur.identity == identity and cur.proc.poll() is None:
             return cur, True
         self.discard()
-        proc = self.spare or KernelProcess(self.device)
-        self.spare = KernelProcess(self.device) if self.keep_spare else None
+        proc = self.spare or self._new()
+        self.spare = self._new() if self.keep_spare else None
         proc.identity = identity
         self.current = proc
         return proc, False
@@ -266,7 +291,7 @@ class Pool:
         reference that lives in the kernel's own file (it runs there, never here or beside the kernel)."""
         cur = self.current
         if cur.helper is None or cur.helper.proc.poll() is not None:
-            cur.helper = KernelProcess(self.device)
+            cur.helper = self._new()
         return cur.helper
 
     def discard(self):
@@ -297,6 +322,9 @@ class Pool:
         if self.spare is not None:
             self.spare.close()
             self.spare = None
+        if self.template is not None:
+            self.template.close()
+            self.template = None
 
 
 def _sid(pid):

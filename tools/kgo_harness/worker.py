@@ -59,7 +59,7 @@ def main(fd, device):
         os._exit(4)
     prepare(device)
     try:
-        POOL.spare.wait_ready()  # within the worker's start limit, not the request's
+        POOL.wait_ready()  # within the worker's start limit, not the request's
     except Exception as e:
         emit({"type": "fatal", "message": f"the kernel's process could not start: {e}"})
         os._exit(4)

@@ -179,12 +179,32 @@ def test_the_kernels_process_starts_before_the_judge_imports_torch():
     H100 host instead of 5-6)."""
     import subprocess
     import sys
-    code = ("import sys; sys.path.insert(0, sys.argv[1]); from kgo_harness import remote; "
-            "pool = remote.Pool('cpu', keep_spare=False); spawned_before_torch = 'torch' not in sys.modules; "
-            "pool.spare.wait_ready(); pool.close(); print(spawned_before_torch)")
-    out = subprocess.run([sys.executable, "-c", code, str(KERNELS.parents[1])], capture_output=True, text=True,
-                         timeout=120)
-    assert out.stdout.strip() == "True", out.stderr[-2000:]
+    for adopter in (False, True):   # a judge adopts orphans: its kernel processes come from the template
+        code = ("import sys; sys.path.insert(0, sys.argv[1]); from kgo_harness import procs, remote; "
+                f"{adopter} and procs.become_subreaper(); "
+                "pool = remote.Pool('cpu', keep_spare=False); spawned_before_torch = 'torch' not in sys.modules; "
+                "print((pool.template is not None) == procs.is_subreaper()); "
+                "pool.wait_ready(); pool.close(); print(spawned_before_torch)")
+        out = subprocess.run([sys.executable, "-c", code, str(KERNELS.parents[1])], capture_output=True, text=True,
+                             timeout=120)
+        assert out.stdout.split() == ["True", "True"], out.stderr[-2000:]
+
+
+def test_a_new_identity_gets_a_fork_of_the_template_adopted_by_the_judge(harness, tmp_path):
+    """A kernel process for a new identity is forked from the template process (torch already imported there),
+    not started afresh, and the judge is its parent: it can wait for it, and it dies with the judge."""
+    for name in ("v1_baseline.py", "v3_coalesced.py"):
+        res = harness(kernel=str(KERNELS.parents[2] / "templates" / "ops" / "softmax" / name), op="softmax",
+                      device="cpu", shapes=[[8, 256]], edge_shapes=False, trials=1)
+        assert res["verdict"] == "PASS", res["message"]
+        pid = res["kernel_process"]["pid"]
+        with open(f"/proc/{pid}/cmdline", "rb") as f:
+            assert b"__template__" in f.read()
+        with open(f"/proc/{pid}/stat") as f:
+            assert int(f.read().rsplit(")", 1)[1].split()[1]) == res["worker"]["pid"]
+        # It holds nothing of the template's: no socket (the template's request channel) is open in it.
+        links = [os.readlink(f"/proc/{pid}/fd/{fd}") for fd in os.listdir(f"/proc/{pid}/fd")]
+        assert not [x for x in links if x.startswith("socket:")], links
 
 
 def test_honest_kernel_clock_readings_agree_with_the_judges():

@@ -1,0 +1,174 @@
+"""The kernel processes' template: a process of its own (spawned by the judge, never a fork of it) that imports
+torch, Triton and the kernel process's modules once and then, per request, forks a fresh kernel process from
+that state, so a new (kernel, reference, workspace) identity costs a fork instead of a torch import. It never
+runs a kernel, imports a reference, initializes CUDA or holds anything of the judge's; each fork leaves it
+through a short-lived middle process so that the judge (a subreaper) becomes the kernel process's parent.
+Requests arrive on a Unix socket: {"folder", "judge"} with the kernel process's two pipe ends as descriptors;
+the reply is {"pid"} or {"error"}."""
+import json
+import os
+import socket
+import sys
+import time
+
+
+def serve(sock_fd, device):
+    from kgo_harness import procs
+    procs.die_with_parent()
+    sock = socket.socket(fileno=sock_fd)
+    try:
+        import torch
+        from kgo_harness import bench_kernel, contracts, guard, kernel_worker, launches, wire  # noqa: F401
+    except Exception as e:
+        _reply(sock, {"error": f"cannot import torch/triton in the kernel processes' template: {type(e).__name__}: {e}"})
+        return
+    _reply(sock, {"ready": True})
+    while True:
+        try:
+            data, fds, _, _ = socket.recv_fds(sock, 1 << 16, 2)
+        except OSError:
+            return
+        if not data:
+            return
+        if len(fds) != 2 or torch.cuda.is_initialized():
+            for fd in fds:
+                os.close(fd)
+            _reply(sock, {"error": "malformed fork request" if len(fds) != 2 else "CUDA is initialized here"})
+            continue
+        req = json.loads(data)
+        _reply(sock, _fork(sock, fds, req, device))
+        for fd in fds:
+            os.close(fd)
+
+
+def _reply(sock, msg):
+    sock.sendall(json.dumps(msg).encode() + b"\n")
+
+
+def _fork(sock, fds, req, device):
+    """Forks the middle process, which forks the kernel process and exits; returns {"pid"} of the latter."""
+    r, w = os.pipe()
+    middle = os.fork()
+    if middle == 0:
+        try:
+            os.close(r)
+            pid = os.fork()
+            if pid == 0:
+                os.close(w)
+                _become_kernel_process(sock, fds, req, device)   # never returns
+            os.write(w, str(pid).encode())
+        finally:
+            os._exit(0)
+    os.close(w)
+    text = b""
+    while True:
+        chunk = os.read(r, 64)
+        if not chunk:
+            break
+        text += chunk
+    os.close(r)
+    os.waitpid(middle, 0)
+    return {"pid": int(text)} if text.isdigit() else {"error": "the fork failed"}
+
+
+def _become_kernel_process(sock, fds, req, device):
+    try:
+        sock.close()
+        to_kernel_r, from_kernel_w = fds
+        # Nothing of this template's descriptors but stdin/stdout/stderr and the two pipe ends stays open.
+        keep = sorted({0, 1, 2, to_kernel_r, from_kernel_w})
+        for lo, hi in zip([-1] + keep, keep + [os.sysconf("SC_OPEN_MAX")]):
+            if hi - lo > 1:
+                os.closerange(lo + 1, hi)
+        # The middle process exits at once; until the judge has adopted this one (it is a subreaper), the
+        # parent-death signal would follow the middle process.
+        judge = int(req["judge"])
+        deadline = time.monotonic() + 10
+        while os.getppid() != judge and time.monotonic() < deadline:
+            time.sleep(0.001)
+        if os.getppid() != judge:
+            os._exit(5)
+        from kgo_harness import kernel_worker
+        kernel_worker.main(to_kernel_r, from_kernel_w, str(req["folder"]), device)
+    finally:
+        os._exit(6)
+
+
+class Forked:
+    """The judge's handle on a kernel process forked by the template: the part of subprocess.Popen it uses."""
+
+    def __init__(self, pid):
+        self.pid = pid
+        self.returncode = None
+
+    def poll(self):
+        if self.returncode is None:
+            try:
+                pid, status = os.waitpid(self.pid, os.WNOHANG)
+            except ChildProcessError:
+                self.returncode = -9   # reaped elsewhere (a kill_tree of the judge's): it was killed
+                return self.returncode
+            if pid:
+                self.returncode = os.waitstatus_to_exitcode(status)
+        return self.returncode
+
+    def wait(self, timeout=None):
+        import subprocess
+        deadline = None if timeout is None else time.monotonic() + timeout
+        while self.poll() is None:
+            if deadline is not None and time.monotonic() > deadline:
+                raise subprocess.TimeoutExpired(f"kernel process {self.pid}", timeout)
+            time.sleep(0.002)
+        return self.returncode
+
+    def kill(self):
+        os.kill(self.pid, 9)
+
+
+class Template:
+    """The judge's side: spawns the template process and asks it for kernel processes."""
+
+    def __init__(self, device):
+        import subprocess
+        from kgo_harness import remote
+        self.device = device
+        ours, theirs = socket.socketpair()
+        env = dict(os.environ)
+        if device == "cpu":
+            env["TRITON_INTERPRET"] = "1"
+        self.proc = subprocess.Popen([sys.executable, str(remote.ENTRY), "__template__", str(theirs.fileno()), device],
+                                     stdin=subprocess.DEVNULL, pass_fds=(theirs.fileno(),), env=env)
+        theirs.close()
+        self.sock = ours
+        self.reader = ours.makefile("r")
+        self.ready = None
+
+    def _next(self):
+        line = self.reader.readline()
+        if not line:
+            raise OSError("the kernel processes' template exited")
+        return json.loads(line)
+
+    def fork(self, to_kernel_r, from_kernel_w, folder):
+        """A Forked handle of a new kernel process on these pipe ends; OSError when the template cannot."""
+        if self.ready is None:
+            msg = self._next()
+            self.ready = bool(msg.get("ready"))
+            if not self.ready:
+                raise OSError(str(msg.get("error")))
+        if not self.ready:
+            raise OSError("the kernel processes' template did not start")
+        socket.send_fds(self.sock, [json.dumps({"folder": folder, "judge": os.getpid()}).encode()],
+                        [to_kernel_r, from_kernel_w])
+        msg = self._next()
+        if "pid" not in msg:
+            raise OSError(str(msg.get("error")))
+        return Forked(int(msg["pid"]))
+
+    def close(self):
+        try:
+            self.sock.close()
+            self.proc.kill()
+            self.proc.wait(timeout=10)
+        except Exception:
+            pass
