@@ -258,8 +258,10 @@ class Pool:
         self.current = None
         # New kernel processes are forks of a template process with torch imported; only where this process
         # adopts orphans (the judge), since the template hands each fork over through an orphaned middle process.
+        # On the CPU by default; on a GPU only with KGO_HARNESS_TEMPLATE=1 until it has been proven there.
         self.template = None
-        if procs.is_subreaper() and os.environ.get("KGO_HARNESS_TEMPLATE", "1") != "0":
+        wanted = os.environ.get("KGO_HARNESS_TEMPLATE", "1" if device == "cpu" else "0") == "1"
+        if procs.is_subreaper() and wanted:
             from kgo_harness import zygote
             self.template = zygote.Template(device)
         # With a template the first process is forked once the template is ready (wait_ready), so the judge
