@@ -95,6 +95,16 @@ def kill_tree(root_pgid=None, owner=None, no_reap=()):
                 pass
 
 
+def device_env(device):
+    """The environment of a harness process for `device`: the Triton interpreter on the CPU, never on a GPU."""
+    env = dict(os.environ)
+    if device == "cpu":
+        env["TRITON_INTERPRET"] = "1"
+    else:
+        env.pop("TRITON_INTERPRET", None)
+    return env
+
+
 def private_folder():
     """A fresh folder only this user can enter, in memory where the system has /dev/shm (where wire.py's
     messages live). Here, not in wire.py, so that starting a kernel's process does not wait for torch."""

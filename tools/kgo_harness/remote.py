@@ -55,9 +55,7 @@ class KernelProcess:
             except OSError:
                 self.proc = None
         if self.proc is None:
-            env = dict(os.environ)
-            if device == "cpu":
-                env["TRITON_INTERPRET"] = "1"
+            env = procs.device_env(device)
             self.proc = subprocess.Popen(
                 [sys.executable, str(ENTRY), "__kernel__", str(to_kernel_r), str(from_kernel_w), self.folder, device],
                 stdin=subprocess.DEVNULL, pass_fds=(to_kernel_r, from_kernel_w), env=env)

@@ -28,11 +28,7 @@ class Worker:
     def __init__(self, device):
         self.device = device
         read_fd, write_fd = os.pipe()
-        env = dict(os.environ)
-        if device == "cpu":
-            env["TRITON_INTERPRET"] = "1"
-        else:
-            env.pop("TRITON_INTERPRET", None)
+        env = procs.device_env(device)
         env["PYTHONUNBUFFERED"] = "1"
         self.started = time.perf_counter()
         self.proc = subprocess.Popen([sys.executable, str(ENTRY), "__worker__", str(write_fd), device],

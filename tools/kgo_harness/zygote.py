@@ -133,9 +133,8 @@ class Template:
         from kgo_harness import remote
         self.device = device
         ours, theirs = socket.socketpair()
-        env = dict(os.environ)
-        if device == "cpu":
-            env["TRITON_INTERPRET"] = "1"
+        from kgo_harness import procs
+        env = procs.device_env(device)
         self.proc = subprocess.Popen([sys.executable, str(remote.ENTRY), "__template__", str(theirs.fileno()), device],
                                      stdin=subprocess.DEVNULL, pass_fds=(theirs.fileno(),), env=env)
         theirs.close()
