@@ -205,8 +205,13 @@ def run_request(req, session):
     """Runs one normalized request; always returns a result dict."""
     start = time.perf_counter()
     res = protocol.skeleton(req["command"], req)
+    device = req.get("device", "cuda")
+    if req["command"] == "catalog" and session.worker is not None and session.worker.alive:
+        # The op table is the same on every device: the warm worker answers, whatever its device (a restart
+        # for the catalog cost `kgo ops` two judge starts on the CPU).
+        device = session.worker.device
     try:
-        worker, warm = session.get(req.get("device", "cuda"), start + WORKER_START_TIMEOUT_S)
+        worker, warm = session.get(device, start + WORKER_START_TIMEOUT_S)
     except RuntimeError as e:
         if req["command"] == "env":
             from kgo_harness import envinfo

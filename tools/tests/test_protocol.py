@@ -76,3 +76,12 @@ def test_judge_profile_for_developers(tmp_path, monkeypatch):
     assert "run_check" in names, sorted(names)[:20]
     first = {f[2] for f in pstats.Stats(str(out) + ".1").stats}
     assert "run_check" in first, sorted(first)[:20]
+
+
+def test_catalog_is_answered_by_the_warm_worker_whatever_its_device(harness):
+    """The op table does not depend on the device: a catalog request (which names none) does not restart a
+    CPU worker as a CUDA one (it cost `kgo ops --device cpu` two judge starts)."""
+    assert harness(command="env", device="cpu")["verdict"] in ("PASS", "FAIL")
+    res = harness(command="catalog")
+    assert res["verdict"] == "PASS" and res["ops"], res.get("message")
+    assert res["worker"]["warm"] is True, res["worker"]
