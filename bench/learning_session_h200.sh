@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# A real optimization session on a GPU (issue: hypotheses, experience, report): softmax from v0 through
-# candidate edits taken from templates/ops/softmax/ (then one-line tunings of v3_coalesced), each guided by
+# A real optimization session on a GPU (issue: hypotheses, experience, report): $OP (softmax, layer_norm) from v0
+# through the candidate edits of bench/learning/$OP.candidates (whole files, then one-line tunings), each guided by
 # `kgo profile` and `kgo experience recommend`, planned with a hypothesis quoting the previous profile,
 # checked, benched, profiled, then accepted or rejected by the plan's decision rule on kgo's own stamped
 # latency (accept: PASS and at least 2% faster than the best accepted version). Ends with `kgo report --html`.
@@ -23,12 +23,20 @@ rm -rf "$P" "$S"
 mkdir -p "$P" "$S"
 export KGO_DATA_DIR=${KGO_DATA_DIR:-$REPO}
 export KGO_EXPERIENCE_DIR="$S/experience"   # a fresh store: the session's own lessons only
-T=templates/ops/softmax
-W="$P/kernel_opt_softmax"
+OP=${OP:-softmax}
+CANDIDATE_FILE=bench/learning/$OP.candidates
+[[ -f $CANDIDATE_FILE ]] || { echo "no candidates for op $OP ($CANDIDATE_FILE)" >&2; exit 2; }
+T=templates/ops/$OP
+W="$P/kernel_opt_$OP"
+# The card decides the platform whose cited roofs set the targets.
+case $(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -1) in
+  *H100*) PLATFORM=H100 ;;
+  *) PLATFORM=H200 ;;
+esac
 SIZES=(--size 32768x256 --size 4096x4096 --size 1024x32768)
 exec > >(tee "$S/log.txt") 2>&1
 {
-  echo "# kgo learning session: softmax on $(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -1) ($(date -u +%Y-%m-%dT%H:%M:%SZ))"
+  echo "# kgo learning session: $OP on $(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -1) ($(date -u +%Y-%m-%dT%H:%M:%SZ))"
   echo
   echo "Script: bench/learning_session_h200.sh (BUDGET_S=$BUDGET_S). Every command, its exit status and wall time:"
   echo
@@ -49,14 +57,14 @@ latency() { python3 -c "import json,sys; print(json.load(open('$W/memory/$1.json
 gate_ok() { python3 -c "import json,sys; sys.exit(0 if json.load(open('$W/memory/$1.json'))['correctness']['status']=='PASS' else 1)" 2>/dev/null; }
 
 "$KGO" --version
-run "$KGO" init softmax "$T/v1_baseline.py" --platform H200 --reference "$T/ref.py" --shape 4096x4096 --dir "$P"
+run "$KGO" init "$OP" "$T/v1_baseline.py" --platform "$PLATFORM" --reference "$T/ref.py" --shape 4096x4096 --dir "$P"
 run "$KGO" spec auto --workspace "$W"
-run "$KGO" roofline --op softmax --shape 32768x256 --shape 4096x4096 --shape 1024x32768 --dtype fp32 --workspace "$W"
+run "$KGO" roofline --op "$OP" --shape 32768x256 --shape 4096x4096 --shape 1024x32768 --dtype fp32 --workspace "$W"
 run "$KGO" harness start --device cuda
 run "$KGO" memory create --workspace "$W"
 run "$KGO" check --workspace "$W"
 run "$KGO" bench --workspace "$W" "${SIZES[@]}"
-run "$KGO" profile --op softmax --workspace "$W"
+run "$KGO" profile --op "$OP" --workspace "$W"
 run "$KGO" iterate accept v0 --workspace "$W"
 best=$(latency v0); best_v=v0; accepted=0; rejected=0
 
@@ -64,34 +72,23 @@ best=$(latency v0); best_v=v0; accepted=0; rejected=0
 # Whole-file variants and one-line tunings of v3_coalesced (the best whole-file variant on the H200 so far), then
 # the split-row kernel of examples/softmax/candidates/ (wide rows shared by several programs) and tunings of it;
 # a tuning whose text is absent from the current kernel (its base was rejected) is skipped, said so.
-CANDIDATES=(
-  "online_tiling|$T/v2_tiling.py|process rows in BLOCK tiles with an online max/sum instead of one register row"
-  "row_packing|$T/v3_coalesced.py|pack [ROWS, BLOCK] row tiles per program so narrow rows fill a CTA"
-  "more_warps_wide_rows|sed:s/warps = 8 if block \* rows >= 4096 else 4/warps = 16 if block >= 16384 else 8 if block * rows >= 4096 else 4/|16 warps for rows of 16K+ columns, halving each thread's registers"
-  "split_rows|examples/softmax/candidates/split_rows.py|share each row of 16K+ columns among 8192-column programs that combine their (max, sum of exp) pairs, so more and smaller programs keep each SM's memory pipe busy"
-  "streaming_cache_hints|sed:s#other=-float(\"inf\"))#other=-float(\"inf\"), eviction_policy=\"evict_first\")#; s#\[:, None\], mask=mask)#[:, None], mask=mask, eviction_policy=\"evict_first\")#|evict-first loads and stores: each element is read and written once, so keep it out of L2's way"
-  "max_warps_long_rows|sed:s/warps = 16 if block >= 16384 else/warps = 32 if block >= 32768 else 16 if block >= 16384 else/|32 warps for rows of 32K+ columns: twice the threads per SM when one program fills its registers"
-  "fewer_warps_mid_rows|sed:s/else 8 if block \* rows >= 4096 else 4/else 4 if block == 4096 else 8 if block * rows >= 4096 else 4/|4 warps for 4096-column rows: smaller CTAs, more rows in flight per SM"
-  "rows_per_program|sed:s#min(4096 // block#min(8192 // block#|twice the rows per program for narrow rows"
-  "exp2_scaling|sed:s#e = tl.exp(x - m\[:, None\])#e = tl.exp2((x - m[:, None]) * 1.4426950408889634)#|exp2 on log2(e)-scaled inputs instead of exp"
-  "reciprocal_scale|sed:s#e / tl.sum(e, axis=1)\[:, None\]#e * (1.0 / tl.sum(e, axis=1))[:, None]#|one reciprocal per row and a multiply instead of a divide per element"
-)
+mapfile -t CANDIDATES < <(grep -v "^#" "$CANDIDATE_FILE" | grep .)
 n=0
 for c in "${CANDIDATES[@]}"; do
   if (( SECONDS > BUDGET_S )); then echo "budget of $BUDGET_S s reached: no more candidates"; break; fi
   IFS='|' read -r action src change <<< "$c"
   n=$((n + 1)); v="v$n"
   before=$(sha256sum < "$W/kernel.py")
-  if [[ $src == sed:* ]]; then sed -i "${src#sed:}" "$W/kernel.py"; else cp "$src" "$W/kernel.py"; fi
+  if [[ $src == sed:* ]]; then sed -i "${src#sed:}" "$W/kernel.py"; else cp "${src//\$T/$T}" "$W/kernel.py"; fi
   if [[ $(sha256sum < "$W/kernel.py") == "$before" ]]; then echo "$action: no change to the current kernel, skipped"; n=$((n - 1)); continue; fi
   run "$KGO" memory create --workspace "$W"
   run "$KGO" experience recommend --from-workspace --workspace "$W"
   advice=$("$KGO" experience recommend --from-workspace --workspace "$W" --json 2>/dev/null |
            python3 -c "import json,sys; a=json.load(sys.stdin)['advice']; print(next((x['id'] for x in a if x['action_category']=='$action'), 'none'))" 2>/dev/null || echo none)
   run "$KGO" plan new "$v" --workspace "$W"
-  python3 - "$W" "$n" "$best_v" "$action" "$change" "$advice" <<'PY'
+  python3 - "$W" "$n" "$best_v" "$action" "$change" "$advice" "$OP" <<'PY'
 import json, pathlib, re, sys
-ws, n, base, action, change, follows = pathlib.Path(sys.argv[1]), int(sys.argv[2]), *sys.argv[3:]
+ws, n, base, action, change, follows, op = pathlib.Path(sys.argv[1]), int(sys.argv[2]), *sys.argv[3:]
 prof = json.loads((ws / "profiles" / base / "profile.json").read_text())
 num, verdict = prof["numbers"], prof["verdict"]
 ev = [f"- evidence: {k} = {num[k]} (profiles/{base}/profile.json)" for k in ("dram_pct", "memory_pct", "achieved_occupancy_pct") if num.get(k) is not None]
@@ -100,8 +97,8 @@ text = plan.read_text()
 fill = {
     "Input Evidence": f"{verdict['evidence']} -> {verdict['inference']} -> {action}: {change}",
     "Search Log": "| Source | Query | Finding | Actionability |\n|---|---|---|---|\n"
-                  f"| [gpu-wiki] | softmax {verdict['bottleneck']}-bound | roofline targets in README | the bandwidth roof bounds the gain |\n"
-                  "| [ref-project] | templates/ops/softmax | variant kernels | this iteration's edit |\n| [public-web] |  |  |  |",
+                  f"| [gpu-wiki] | {op} {verdict['bottleneck']}-bound | roofline targets in README | the bandwidth roof bounds the gain |\n"
+                  f"| [ref-project] | templates/ops/{op} | variant kernels | this iteration's edit |\n| [public-web] |  |  |  |",
     "This Iteration's Action": f"- action_category: {action}\n- description: {change}",
     "Hypothesis": f"- change: {change}\n" + "\n".join(ev) + "\n- expected: latency_us -5%\n"
                   "- decision_rule: accept if correctness is PASS and latency_us is at least 2% below the best accepted version\n"
@@ -116,7 +113,7 @@ PY
   run "$KGO" plan check "$v" --workspace "$W"
   run "$KGO" check --workspace "$W"
   run "$KGO" bench --workspace "$W" "${SIZES[@]}"
-  run "$KGO" profile --op softmax --workspace "$W"
+  run "$KGO" profile --op "$OP" --workspace "$W"
   lat=$(latency "$v")
   if gate_ok "$v" && [[ -n $lat ]] && python3 -c "import sys; sys.exit(0 if $lat <= 0.98 * $best else 1)"; then
     run "$KGO" iterate accept "$v" --workspace "$W" && { best=$lat; best_v=$v; accepted=$((accepted + 1)); }
