@@ -91,12 +91,12 @@ def outputs_of(kp, message, device):
         return [v for _, v in wire.receive(kp.folder, kp.call("resend", file=message["file"]), device)]
 
 
-def judge_case(problem, kp, shape, seed, trial, key):
+def judge_case(problem, kp, shape, seed, trial, key, ahead=None):
     """The judge's copy of a case (Problem.inputs_from): regenerated from the seed (op and CUDA contracts: the
     same bytes the kernel's process makes), built from the inputs the kernel file's code made there (seed,
     fmh66, tritonbench), or made here by the reference's code and shipped there (kernelbench, sol-execbench)."""
     if problem.inputs_from == "judge":
-        case = problem.case(shape, seed, trial)
+        case = (ahead.take(key) if ahead else None) or problem.case(shape, seed, trial)
         provide(problem, kp, case, shape, seed, trial)
         kp.call("case", shape=shape, seed=seed, trial=trial, key=key)
         return case
@@ -106,6 +106,53 @@ def judge_case(problem, kp, shape, seed, trial, key):
         inputs.update(got.get("scalars") or {})
         return problem.shipped_case(shape, inputs, got["output_names"])
     return problem.case(shape, seed, trial)
+
+
+class Ahead:
+    """The next case of the plan, inputs and float64 reference made by the judge while the kernel's process runs
+    the current one (judge-made inputs only: other inputs come from the kernel's process). Only cases up to
+    `limit` bytes are made ahead, so at most two small cases are alive here at once. A failure while making
+    one is raised when that case is taken, so it is charged to its own case."""
+
+    def __init__(self, problem, plan, limit):
+        self.problem, self.plan, self.limit = problem, plan, limit
+        self.index, self.case, self.error = None, None, None
+
+    def make(self, index, current):
+        """Makes case `index` if it exists and `current` (the case now running) is small enough."""
+        self.index, self.case, self.error = None, None, None
+        if self.problem.inputs_from != "judge" or not 0 <= index < len(self.plan) or \
+                case_bytes(current) > self.limit:
+            return
+        shape, trial, seed = self.plan[index]
+        self.index = index
+        try:
+            self.case = self.problem.case(shape, seed, trial)
+            reference_of(self.case)
+        except Exception as e:   # charged to its own case in take()
+            self.error = e
+
+    def take(self, index):
+        if index != self.index:
+            return None
+        case, error = self.case, self.error
+        self.index, self.case, self.error = None, None, None
+        if error is not None:
+            raise error
+        return case
+
+
+def case_bytes(case):
+    refs = getattr(case, "_ref", None) or []
+    tensors = list(case.input_tensors().values()) + [r for r in refs if isinstance(r, torch.Tensor)]
+    return sum(t.numel() * t.element_size() for t in tensors)
+
+
+def ahead_limit(device):
+    """Bytes a case may have for the next one to be made beside it: 1/32 of the device's memory on the GPU."""
+    if device == "cuda":
+        return torch.cuda.get_device_properties(torch.cuda.current_device()).total_memory // 32
+    return 256 * 2 ** 20
 
 
 def provide(problem, kp, case, shape, seed, trial):
@@ -191,22 +238,51 @@ def _drain(pending):
         pass
 
 
-def run_case(problem, kp, shape, trial, seed, tol, req, state, key):
+def start_case(problem, kp, shape, seed, trial, key, ahead, execute):
+    """The judge's copy of the case and the kernel's run of it, begun (the reply is read by the returned
+    function): the kernel runs in its process while this one computes the reference. With inputs made from the
+    seed on both sides, the kernel's process is sent the case and its run at once, and the judge makes its own
+    copy meanwhile."""
+    if problem.inputs_from != "both":
+        case = judge_case(problem, kp, shape, seed, trial, key, ahead)
+        return case, kp.begin("execute", **execute)
+    made = kp.begin("case", shape=shape, seed=seed, trial=trial, key=key)
+    try:
+        pending = kp.begin("execute", **execute)
+    except BaseException:
+        _drain(made)
+        raise
+    try:
+        case = problem.case(shape, seed, trial)
+    except BaseException:
+        _drain(made)
+        _drain(pending)
+        raise
+    try:
+        made()
+    except BaseException:
+        _drain(pending)
+        raise
+    return case, pending
+
+
+def run_case(problem, kp, shape, trial, seed, tol, req, state, key, ahead=None):
     device = problem.device
     rep = {"shape": shape, "trial": trial, "seed": seed, "status": "FAIL", "outputs": [], "atol": tol["atol"],
            "rtol": tol["rtol"], "deterministic": None, "message": "", "seconds": None}
     start = time.perf_counter()
     try:
-        case = judge_case(problem, kp, shape, seed, trial, key)
+        twice = req["determinism"] == "bitwise"
+        case, pending = start_case(problem, kp, shape, seed, trial, key, ahead,
+                                   dict(key=key, repeat=2 if twice else 1, ipc=ipc(device)))
         if getattr(case, "tolerance_override", None):
             tol = {**tol, **case.tolerance_override}
             rep.update(atol=tol["atol"], rtol=tol["rtol"])
-        twice = req["determinism"] == "bitwise"
-        # The kernel runs in its process while this one computes the reference.
-        pending = kp.begin("execute", key=key, repeat=2 if twice else 1, ipc=ipc(device))
         try:
             refs = reference_of(case)
             bad_ref = invalid_reference(case, refs)
+            if ahead is not None and not bad_ref:
+                ahead.make(key + 1, case)
         except BaseException:
             _drain(pending)
             raise
@@ -362,6 +438,7 @@ def run_check(req, problem, kp, emit):
     only = req.get("_only_case")
     emit({"type": "plan", "cases": [{"shape": s, "trial": t, "seed": sd} for s, t, sd in plan]})
     state = {"edges": edges}
+    ahead = Ahead(problem, plan, ahead_limit(problem.device)) if only is None else None
     LEDGER.update(device_s=0.0, compile_s=0.0)
     cases = list(req.get("_prior_cases", []))
     deleg = {"checked": False, "delegated": None, "own_launches": None, "reference_ops_called": [],
@@ -372,7 +449,7 @@ def run_check(req, problem, kp, emit):
                 continue
             emit({"type": "case_start", "index": index, "label": f"shape={shape} trial={trial}",
                   "timeout_s": req["case_timeout_s"]})
-            rep = run_case(problem, kp, shape, trial, seed, tol, req, state, index)
+            rep = run_case(problem, kp, shape, trial, seed, tol, req, state, index, ahead)
             release_cached(problem.device)
             cases.append(rep)
             emit({"type": "case_done", "index": index, "case": rep})

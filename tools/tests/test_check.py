@@ -2,7 +2,9 @@
 hangs become verdicts, the edge shapes are always tried, and isolate=case gives every case a fresh worker."""
 import pytest
 
-from conftest import DEVICES, SMALL, TEMPLATES, kernel
+from conftest import DEVICES, KERNELS, SMALL, TEMPLATES, kernel
+
+FORMATS = KERNELS.parents[2] / "examples" / "formats"
 
 VARIANTS = ["v1_baseline", "v2_tiling", "v3_coalesced", "v4_optimized"]
 OPS = ["softmax", "layer_norm", "gelu", "add"]
@@ -115,3 +117,32 @@ def test_nan_inputs_reference_nonfinite_positions_must_match(harness, device):
     res = harness(kernel=str(TEMPLATES / "softmax" / "v1_baseline.py"), op="softmax", device=device,
                   trials=1, shapes=SMALL)
     assert res["verdict"] == "PASS"
+
+
+def _intervals(path, who):
+    rows = [line.split() for line in path.read_text().splitlines()]
+    return [(float(a), float(b)) for w, a, b in rows if w == who]
+
+
+def test_the_judge_makes_the_next_case_while_the_kernel_runs(harness, tmp_path):
+    """KernelBench inputs and references are made by the judge: the next case's while the kernel's process runs
+    the current one (check.Ahead). Without the overlap no reference call starts during a kernel call."""
+    log = tmp_path / "calls.log"
+    problem = tmp_path / "problem.py"
+    problem.write_text(
+        (FORMATS / "kernelbench" / "problem.py").read_text().replace(
+            "        return torch.softmax(x, dim=-1)",
+            "        import time\n        t0 = time.time()\n        out = torch.softmax(x, dim=-1)\n"
+            f"        open({str(log)!r}, 'a').write(f'ref {{t0}} {{time.time()}}\\n')\n        return out"))
+    model = tmp_path / "model_new.py"
+    model.write_text(
+        (FORMATS / "kernelbench" / "model_new.py").read_text().replace(
+            "        x = x.contiguous()",
+            "        import time\n        t0 = time.time()\n        time.sleep(0.15)\n"
+            f"        open({str(log)!r}, 'a').write(f'kernel {{t0}} {{time.time()}}\\n')\n        x = x.contiguous()"))
+    res = harness(kernel=str(model), reference=str(problem), device="cpu", trials=3, delegation=False)
+    assert res["verdict"] == "PASS", res["message"]
+    kernel_calls, ref_calls = _intervals(log, "kernel"), _intervals(log, "ref")
+    assert len(ref_calls) >= 3 and len(kernel_calls) >= 3
+    overlapping = [r for r in ref_calls if any(k0 < r[0] < k1 for k0, k1 in kernel_calls)]
+    assert overlapping, (ref_calls, kernel_calls)

@@ -9,7 +9,7 @@ import time
 
 import pytest
 
-from conftest import KERNELS, SMALL, kernel, needs_cuda
+from conftest import KERNELS, SMALL, TEMPLATES, kernel, needs_cuda
 
 REF = str(KERNELS.parents[2] / "templates" / "ops" / "softmax" / "ref.py")
 
@@ -309,6 +309,17 @@ def test_decomposed_delegation_with_a_decoy_launch(harness):
 def test_memory_cap_is_a_crash(harness):
     res = check(harness, "hack_memory_hog.py", memory_limit_mb=2048)
     assert res["verdict"] == "CRASH" and "memory" in res["message"]
+
+
+def test_memory_cap_while_making_the_case_is_a_crash_and_the_judge_stays_in_step(harness):
+    """The kernel's process is sent a case and its run at once (check.start_case): when making the case there
+    fails, both replies are read, the verdict is CRASH, and the next request is answered with its own replies."""
+    big = harness(kernel=str(TEMPLATES / "softmax" / "v1_baseline.py"), op="softmax", device="cpu", trials=1,
+                  shapes=[[12000, 12000]], edge_shapes=False, memory_limit_mb=256)
+    assert big["verdict"] == "CRASH" and "ran out of memory" in big["message"], big["message"]
+    after = harness(kernel=str(TEMPLATES / "softmax" / "v1_baseline.py"), op="softmax", device="cpu", trials=1,
+                    shapes=SMALL)
+    assert after["verdict"] == "PASS", after["message"]
 
 
 def test_out_of_gpu_memory_is_a_crash_naming_the_cap(harness):
