@@ -90,6 +90,7 @@ def bench_size(req, problem, kp, timer, shape, index, tol, work, warnings):
                   sets=len(made) if made else None)
     for key in ("device_s", "compile_s", "warmup_s"):
         timer.ledger[key] = timer.ledger.get(key, 0.0) + float((got.get("ledger") or {}).get(key) or 0.0)
+    timer.busy(float((got.get("ledger") or {}).get("device_s") or 0.0) * 1e3)
     samples = [float(x) for x in got["samples"]]
     sets = int(got["rotate"])
     mode = str(got["mode"])

@@ -9,7 +9,7 @@ COMMANDS = ("check", "bench", "env", "run-once", "catalog", "shutdown")
 NEEDS_KERNEL = ("check", "bench", "run-once")
 SCHEMA_DIR = pathlib.Path(__file__).resolve().parents[2] / "schemas" / "harness"
 
-BENCH_DEFAULTS = {"runs": 10, "precision_pct": 0.5, "max_runs": 200, "warmup": 3, "warmup_ms": 25.0, "graph": "auto", "graph_threshold_us": 20.0,
+BENCH_DEFAULTS = {"runs": 10, "precision_pct": 0.5, "max_runs": 200, "warmup": 3, "warmup_ms": 25.0, "warmup_credit": True, "graph": "auto", "graph_threshold_us": 20.0,
                   "graph_batch": 20, "rotate": "auto", "flush_l2": True, "baselines": ["eager", "compile"],
                   "check_outputs": True}
 DEFAULTS = {"protocol": PROTOCOL, "reference": None, "contract": "auto", "op": None, "entry": None,

@@ -210,6 +210,6 @@ def handle(req, emit):
     if res.get("verdict") == "REWARD_HACK":
         POOL.discard()
     res["timing"] = {"device_s": ledger["device_s"], "compile_s": ledger["compile_s"],
-                     "warmup_s": ledger.get("warmup_s", 0.0),
+                     "warmup_s": ledger.get("warmup_s", 0.0), "warmup_credit_s": ledger.get("warmup_credit_s", 0.0),
                      **{f"kernel_{op}_s": round(s, 4) for op, s in sorted(remote.SECONDS.items())}}
     return res

@@ -95,3 +95,28 @@ def test_gpu_default_timing_repeats_within_one_percent(harness):
         assert size["median_ci_pct"] is not None and size["runs"] >= 10
         meds.append(size["median_us"])
     assert abs(meds[0] - meds[1]) / min(meds) <= 0.01, meds
+
+
+def test_warmup_credit_counts_recent_device_work_only():
+    t = timing.Timer("cpu", None, {"warmup_ms": 25.0, "warmup_credit": True}, {})
+    assert t._credit_ms() == 0.0                       # nothing ran yet
+    t.busy(10.0)
+    assert t._credit_ms() == pytest.approx(10.0)       # 10 ms of the 25 ms warm-up already done
+    t.busy(80.0)
+    assert t._credit_ms() == pytest.approx(25.0)       # never more than the warm-up's time
+    t.busy_at -= timing.HOT_WINDOW_S + 0.01
+    assert t._credit_ms() == 0.0                       # the clocks may have dropped since
+    off = timing.Timer("cpu", None, {"warmup_ms": 25.0, "warmup_credit": False}, {})
+    off.busy(80.0)
+    assert off._credit_ms() == 0.0
+
+
+@pytest.mark.skipif(not HAS_CUDA, reason="needs a CUDA GPU")
+def test_gpu_baseline_right_after_the_kernel_gets_the_warmup_credit(harness):
+    req = dict(command="bench", kernel=str(TEMPLATES / "softmax" / "v4_optimized.py"), op="softmax",
+               device="cuda", shapes=[[4096, 4096]])
+    res = harness(**req, bench={"baselines": ["eager"]})
+    assert res["verdict"] == "PASS", res["message"]
+    assert res["timing"]["warmup_credit_s"] > 0 and res["sizes"][0]["eager_us"] > 0
+    off = harness(**req, bench={"baselines": ["eager"], "warmup_credit": False})
+    assert off["timing"]["warmup_credit_s"] == 0
