@@ -77,6 +77,17 @@ std::string roofline_svg(const ReportData& d) {
   double angle = std::atan2(s.py(g_peak) - s.py(g_bw * x_start), s.px(ridge) - s.px(x_start)) * 180 / M_PI;
   double lx = x_start * 1.5;
   s.text(s.px(lx), s.py(g_bw * lx) - 6, "memory roof " + d.bandwidth->text, 10, "start", "#1f5fa8", angle);
+  // Accepted points are drawn last and smaller, so a rejected point at the same place shows as a ring
+  // around the accepted one instead of hiding it.
+  std::vector<size_t> draw(pts.size());
+  for (size_t k = 0; k < draw.size(); ++k) draw[k] = k;
+  std::stable_sort(draw.begin(), draw.end(), [&](size_t a, size_t b) {
+    return (pts[a].first->gate == "PASS") < (pts[b].first->gate == "PASS");
+  });
+  for (size_t k : draw) {
+    const auto& [v, p] = pts[k];
+    s.circle(s.px(p.ai), s.py(p.flops / 1e9), v->gate == "PASS" ? 5 : 8, gate_color(*v));
+  }
   // Labels alternate right / left of their points and are pushed apart vertically when they would overlap.
   std::vector<std::pair<double, size_t>> order;
   for (size_t k = 0; k < pts.size(); ++k) order.push_back({s.py(pts[k].second.flops / 1e9), k});
@@ -85,7 +96,6 @@ std::string roofline_svg(const ReportData& d) {
   for (size_t i = 0; i < order.size(); ++i) {
     const auto& [v, p] = pts[order[i].second];
     double cx = s.px(p.ai), cy = order[i].first;
-    s.circle(cx, cy, 5, gate_color(*v));
     int side = static_cast<int>(i % 2);
     double ly = std::max(cy + 4, last[side] + 13);
     last[side] = ly;

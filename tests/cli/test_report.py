@@ -92,6 +92,9 @@ def test_charts_parse_render_and_put_the_knee_at_the_ridge(reported, tmp_path):
     assert "arithmetic intensity (FLOP/byte)" in texts and "attainable performance (GFLOP/s)" in texts
     for v in ["v0", "v1", "v2", "v3", "v4"]:
         assert v in texts
+    # Rejected points first and larger (rings), accepted ones drawn over them: none hides another.
+    dots = [(float(c.get("r")), c.get("fill")) for c in root.iter(SVG + "circle")]
+    assert dots == [(8.0, "#d9534f")] + [(5.0, "#2e8b57")] * 4, dots
     # The knee: the dashed vertical line sits at log10(ridge) between the decade ticks of the x axis.
     frame_bottom = max(float(l.get("y1")) for l in root.iter(SVG + "line"))
     ticks = {}
