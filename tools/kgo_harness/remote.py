@@ -275,6 +275,12 @@ class Pool:
             self.spare = self._new()
         self.spare.wait_ready()
 
+    def settle(self):
+        """A spare still starting finishes its start (its torch import) now: before anything is timed, so that
+        no start-up shares the host with the timed loops."""
+        if self.spare is not None:
+            self.spare.wait_ready()
+
     def get(self, identity):
         cur = self.current
         if cur is not None and cur.identity == identity and cur.proc.poll() is None:

@@ -116,7 +116,7 @@ class Timer:
         good = []
         hold_us = 1.5 * self.host_call_us + 10.0
         self.retakes = 0
-        for _attempt in range(5):
+        for _attempt in range(8):   # the hold doubles each time: up to about 11 ms when the host stalls
             need = runs - len(good)
             if need <= 0:
                 break

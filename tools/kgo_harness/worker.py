@@ -175,6 +175,7 @@ def handle(req, emit):
             ledger["device_s"] += check.LEDGER["device_s"]
             ledger["compile_s"] += check.LEDGER["compile_s"]
         elif cmd == "bench":
+            POOL.settle()
             res.update(bench.run_bench(req, problem, kp, emit, ledger))
         elif cmd == "run-once":
             if problem.inputs_from == "judge":
