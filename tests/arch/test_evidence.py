@@ -8,7 +8,7 @@ import subprocess
 SOURCE_DIR = pathlib.Path(os.environ.get("KGO_SOURCE_DIR", pathlib.Path(__file__).resolve().parents[2]))
 EVIDENCE = SOURCE_DIR / "evidence"
 # What a benchmark program or its input is made of; anything else under bench/ is a run's output.
-PROGRAM_SUFFIXES = {".py", ".sh", ".cpp", ".cu", ".cuh", ".txt", ".md", ".json"}
+PROGRAM_SUFFIXES = {".py", ".sh", ".cpp", ".cu", ".cuh", ".txt", ".md", ".json", ".candidates"}  # .candidates: a session script's input
 
 
 def index_paths():
