@@ -255,7 +255,7 @@ def test_slurm_arrays_cancel_resume_collect(kgo, tmp_path, cluster):
     import threading
     waited = {}  # a run that waits for its array while part of it is cancelled from elsewhere
     runner = threading.Thread(target=lambda: waited.update(r=kgo(
-        "sweep", "run", spec, "--dir", d, "--backend", "slurm", "--throttle", "1", "--wait", "--json", env=cluster.env)))
+        "sweep", "run", spec, "--dir", d, "--backend", "slurm", "--throttle", "2", "--wait", "--json", env=cluster.env)))
     runner.start()
     t0 = time.time()
     while True:
