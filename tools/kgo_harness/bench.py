@@ -7,7 +7,7 @@ import time
 
 import torch
 
-from kgo_harness import check, compare, envinfo, plausibility
+from kgo_harness import check, compare, envinfo, memo, plausibility
 from kgo_harness.protocol import case_seed, is_cuda_fatal, tolerance
 from kgo_harness.timing import Timer, make_calls, rotate_count, stats, time_variant
 
@@ -163,7 +163,7 @@ def provided_sets(req, problem, kp, shape, seed):
     return cases
 
 
-_compiled = {}
+_compiled = memo.Memo(32)   # torch.compile wrappers (each keeps its function alive, so ids stay unique)
 
 
 def baseline(kind, problem, cases, timer, sets, mode, runs, warnings):
@@ -177,10 +177,8 @@ def baseline(kind, problem, cases, timer, sets, mode, runs, warnings):
             out["compile_error"] = None
             fn, args, kwargs = cases[0].eager_callable()
             ck = (id(fn), problem.sha, tuple(cases[0].shape), str(problem.dtype))
-            if ck not in _compiled:
-                _compiled[ck] = torch.compile(fn, dynamic=False)
             start = time.perf_counter()
-            compiled = _compiled[ck]
+            compiled = _compiled.get(ck, lambda: torch.compile(fn, dynamic=False))
             call = make_calls(cases, "compile", compiled)
             call(0)
             timer._sync()

@@ -7,7 +7,7 @@ import time
 
 import torch
 
-from kgo_harness import checks, compare, cpu_honesty, ops, wire
+from kgo_harness import checks, compare, cpu_honesty, memo, ops, wire
 from kgo_harness.contracts import LoadError, sha256_file
 from kgo_harness.protocol import is_cuda_fatal, case_seed, merge_verdicts, tolerance
 from kgo_harness.remote import KernelDied, KernelError, KernelHack
@@ -372,7 +372,7 @@ def delegation(problem, kp, shapes, seeds, allowed):
     return result
 
 
-_REFERENCE_KERNELS = {}
+_REFERENCE_KERNELS = memo.Memo(64)
 
 
 def _reference_kernels(problem, shape, seed):
@@ -386,16 +386,15 @@ def _reference_kernels(problem, shape, seed):
     ref_sha = sha256_file(ref) if ref and os.path.isfile(ref) else None
     key = (ref, ref_sha, req.get("op"), problem.contract, tuple(shape), str(problem.dtype),
            json.dumps(req.get("args"), sort_keys=True), json.dumps(req.get("dims"), sort_keys=True))
-    if key not in _REFERENCE_KERNELS:
+
+    def profile():
         eager = problem.case(shape, seed, 0).eager()
         if eager is None:
             return set()
         eager()
         torch.cuda.synchronize()
-        if len(_REFERENCE_KERNELS) >= 64:
-            _REFERENCE_KERNELS.clear()
-        _REFERENCE_KERNELS[key] = launches.profiled(lambda: (eager(), torch.cuda.synchronize()), cuda=True)[1]
-    return _REFERENCE_KERNELS[key]
+        return launches.profiled(lambda: (eager(), torch.cuda.synchronize()), cuda=True)[1]
+    return _REFERENCE_KERNELS.get(key, profile)
 
 
 def _delegation_at(problem, kp, shape, seed, allowed, full, own_gpu):

@@ -10,10 +10,10 @@ PR_SET_CHILD_SUBREAPER = 36
 PR_GET_CHILD_SUBREAPER = 37
 
 
-def _prctl(option, value):
+def _prctl(option, arg):
+    """prctl(option, arg): `arg` an int or a ctypes pointer. False where it fails or libc has no prctl."""
     try:
-        libc = ctypes.CDLL(None, use_errno=True)
-        return libc.prctl(option, value, 0, 0, 0) == 0
+        return ctypes.CDLL(None, use_errno=True).prctl(option, arg, 0, 0, 0) == 0
     except (OSError, AttributeError):
         return False
 
@@ -33,12 +33,8 @@ def become_subreaper():
 
 def is_subreaper():
     """Whether orphaned descendants are re-parented to this process (become_subreaper was called)."""
-    try:
-        libc = ctypes.CDLL(None, use_errno=True)
-        flag = ctypes.c_int(0)
-        return libc.prctl(PR_GET_CHILD_SUBREAPER, ctypes.byref(flag), 0, 0, 0) == 0 and flag.value == 1
-    except (OSError, AttributeError):
-        return False
+    flag = ctypes.c_int(0)
+    return _prctl(PR_GET_CHILD_SUBREAPER, ctypes.byref(flag)) and flag.value == 1
 
 
 def _children_map():

@@ -6,6 +6,8 @@ import pathlib
 
 PROTOCOL = 1
 COMMANDS = ("check", "bench", "env", "run-once", "catalog", "shutdown")
+# Commands whose answer is the same on every device: a warm worker answers them whatever its device.
+DEVICE_FREE = ("catalog",)
 NEEDS_KERNEL = ("check", "bench", "run-once")
 SCHEMA_DIR = pathlib.Path(__file__).resolve().parents[2] / "schemas" / "harness"
 

@@ -14,7 +14,7 @@ import subprocess
 import sys
 import time
 
-from kgo_harness import procs
+from kgo_harness import memo, procs
 
 ENTRY = pathlib.Path(__file__).resolve().parent  # the package folder: Python runs its __main__.py
 
@@ -197,14 +197,15 @@ def local_imports(kernel_path):
     return sorted(str(p) for p in seen)
 
 
-_IMPORTED = {}
+_IMPORTED = memo.Memo(256)
 
 
 def _imported_names(text):
     """The module names a Python source's `import` statements name (empty if it does not parse), kept by
     content: a warm harness reads the same kernel three times a request."""
     key = hashlib.sha256(text.encode()).digest()
-    if key not in _IMPORTED:
+
+    def parse():
         try:
             tree = ast.parse(text)
         except (SyntaxError, ValueError):
@@ -216,10 +217,8 @@ def _imported_names(text):
             elif isinstance(node, ast.ImportFrom):
                 base = node.module or ""
                 names += [base] + [f"{base}.{a.name}" if base else a.name for a in node.names]
-        if len(_IMPORTED) >= 256:
-            _IMPORTED.clear()
-        _IMPORTED[key] = names
-    return _IMPORTED[key]
+        return names
+    return _IMPORTED.get(key, parse)
 
 
 def sources(req, extra=()):

@@ -206,10 +206,8 @@ def run_request(req, session):
     start = time.perf_counter()
     res = protocol.skeleton(req["command"], req)
     device = req.get("device", "cuda")
-    if req["command"] == "catalog" and session.worker is not None and session.worker.alive:
-        # The op table is the same on every device: the warm worker answers, whatever its device (a restart
-        # for the catalog cost `kgo ops` two judge starts on the CPU).
-        device = session.worker.device
+    if req["command"] in protocol.DEVICE_FREE and session.worker is not None and session.worker.alive:
+        device = session.worker.device   # a restart for another device would cost a judge start
     try:
         worker, warm = session.get(device, start + WORKER_START_TIMEOUT_S)
     except RuntimeError as e:
