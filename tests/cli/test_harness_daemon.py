@@ -84,9 +84,9 @@ def test_a_busy_daemon_is_reported_busy_not_killed(runtime, workspace):
     pid = run_kgo("harness", "status", "--json", env=runtime).json()["daemon"]["pid"]
     (workspace / "kernel.py").write_text(sleeper())
     env = {**os.environ, "KGO_DATA_DIR": str(SOURCE_DIR), **runtime}
-    slow = subprocess.Popen([KGO_BIN, *CHECK, "--workspace", str(workspace), "--case-timeout", "14"], env=env,
+    slow = subprocess.Popen([KGO_BIN, *CHECK, "--workspace", str(workspace), "--case-timeout", "7"], env=env,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    time.sleep(1.5)  # the request is in the daemon, its kernel asleep for longer than any ping waits
+    time.sleep(1.5)  # the request is in the daemon, its kernel asleep for longer than a ping waits (2 s)
     st = run_kgo("harness", "status", "--json", env=runtime).json()
     assert st["running"] and st["busy"]
     out, _ = slow.communicate(timeout=120)
