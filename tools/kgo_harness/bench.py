@@ -7,7 +7,7 @@ import time
 
 import torch
 
-from kgo_harness import check, compare, envinfo, memo, plausibility
+from kgo_harness import check, compare, envinfo, memo, plausibility, timing
 from kgo_harness.protocol import case_seed, is_cuda_fatal, tolerance
 from kgo_harness.timing import Timer, make_calls, rotate_count, stats, time_variant
 
@@ -55,6 +55,9 @@ def run_bench(req, problem, kp, emit, ledger):
     tol = problem.tolerance(tolerance(dtype_name))
     l2 = torch.cuda.get_device_properties(torch.cuda.current_device()).L2_cache_size if device == "cuda" else 0
     timer = Timer(device, _flush_buffer(device, o, l2, ledger), o, ledger)  # the judge's, for the baselines
+    last = timing.recent_busy() if device == "cuda" else None
+    if last:
+        timer.busy(last["ms"], last["age_s"])   # the previous request's device work (a check just before)
     work = {tuple(w["shape"]): w for w in req.get("work", [])}
     clocks_before = envinfo.clocks() if device == "cuda" else None
     sizes = []
@@ -86,9 +89,10 @@ def bench_size(req, problem, kp, timer, shape, index, tol, work, warnings):
     device = problem.device
     seed = case_seed(req["seed"], index, 0)
     made = provided_sets(req, problem, kp, shape, seed) if problem.inputs_from == "judge" else None
+    busy = {"ms": timer.busy_ms, "age_s": time.perf_counter() - timer.busy_at} if timer.busy_at else None
     got = kp.call("time", bench=o, shape=list(shape), seed=seed, ipc=check.ipc(device),
-                  sets=len(made) if made else None)
-    for key in ("device_s", "compile_s", "warmup_s"):
+                  sets=len(made) if made else None, busy=busy)
+    for key in ("device_s", "compile_s", "warmup_s", "warmup_credit_s"):
         timer.ledger[key] = timer.ledger.get(key, 0.0) + float((got.get("ledger") or {}).get(key) or 0.0)
     timer.busy(float((got.get("ledger") or {}).get("device_s") or 0.0) * 1e3)
     samples = [float(x) for x in got["samples"]]

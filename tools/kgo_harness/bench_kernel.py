@@ -13,6 +13,9 @@ def time_shape(side, msg):
     device = problem.device
     l2 = torch.cuda.get_device_properties(torch.cuda.current_device()).L2_cache_size if device == "cuda" else 0
     timer = _timer(side, o, l2)
+    busy = msg.get("busy")   # the judge's word on the device work just before (timing.Timer.busy)
+    if isinstance(busy, dict):
+        timer.busy(float(busy.get("ms") or 0.0), float(busy.get("age_s") or 0.0))
     first = problem.case(shape, seed, 0)
     set_bytes = sum(t.numel() * t.element_size() for t in first.input_tensors().values())
     set_bytes += sum(t.numel() * t.element_size() for t in first.output_buffers())

@@ -3,7 +3,7 @@ around synchronized back-to-back calls, and the physical floor (bytes over bandw
 from the ceilings kgo sends. An impossible time is never recorded as performance: REWARD_HACK."""
 import time
 
-WALL_TARGET_US = 5000.0   # back-to-back calls per check: about this much of the claimed time
+WALL_TARGET_US = 2500.0   # back-to-back calls per check: about this much of the claimed time
 AUDIT_CEILING_PCT = 95.0  # above this share of a ceiling a human should look
 AUDIT_SPEEDUP = 3.0       # above this speedup over the better of eager and compile, too
 

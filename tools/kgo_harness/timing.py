@@ -14,6 +14,19 @@ from kgo_harness.protocol import is_cuda_fatal
 # are still up): a baseline timed right after the kernel needs only the warm-up's calls. Checked on the GPU
 # by bench/warmup_credit_probe.py (the baseline's median with and without the credit).
 HOT_WINDOW_S = 0.25
+# The judge's last request's device work (ms, when it ended): a bench right after a check starts hot.
+LAST_BUSY = {"ms": 0.0, "at": None}
+
+
+def note_busy(ms):
+    LAST_BUSY.update(ms=ms, at=time.perf_counter())
+
+
+def recent_busy():
+    """{"ms", "age_s"} of the last request's device work, or None when there was none."""
+    if LAST_BUSY["at"] is None or LAST_BUSY["ms"] <= 0:
+        return None
+    return {"ms": LAST_BUSY["ms"], "age_s": time.perf_counter() - LAST_BUSY["at"]}
 
 
 def stats(samples):
@@ -72,9 +85,10 @@ class Timer:
         self.holds = 0
         self.busy_ms, self.busy_at = 0.0, None
 
-    def busy(self, ms):
-        """Device work of `ms` milliseconds on this device has just ended (the kernel's timing, a baseline's)."""
-        self.busy_ms, self.busy_at = ms, time.perf_counter()
+    def busy(self, ms, age_s=0.0):
+        """Device work of `ms` milliseconds on this device ended `age_s` ago (the kernel's timing, a baseline's,
+        the previous request's)."""
+        self.busy_ms, self.busy_at = ms, time.perf_counter() - age_s
 
     def _credit_ms(self):
         if not self.o.get("warmup_credit", True) or self.busy_at is None:

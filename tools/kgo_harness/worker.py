@@ -210,6 +210,9 @@ def handle(req, emit):
         res.update({"verdict": "REWARD_HACK", "message": rewritten})
     if res.get("verdict") == "REWARD_HACK":
         POOL.discard()
+    if device == "cuda":
+        from kgo_harness import timing
+        timing.note_busy(ledger["device_s"] * 1e3)
     res["timing"] = {"device_s": ledger["device_s"], "compile_s": ledger["compile_s"],
                      "warmup_s": ledger.get("warmup_s", 0.0), "warmup_credit_s": ledger.get("warmup_credit_s", 0.0),
                      **{f"kernel_{op}_s": round(s, 4) for op, s in sorted(remote.SECONDS.items())}}

@@ -109,6 +109,18 @@ def test_warmup_credit_counts_recent_device_work_only():
     off = timing.Timer("cpu", None, {"warmup_ms": 25.0, "warmup_credit": False}, {})
     off.busy(80.0)
     assert off._credit_ms() == 0.0
+    t.busy(30.0, age_s=0.1)                            # the previous request's work, 0.1 s ago
+    assert t._credit_ms() == pytest.approx(25.0)
+    t.busy(30.0, age_s=timing.HOT_WINDOW_S + 0.01)
+    assert t._credit_ms() == 0.0
+
+
+def test_the_last_requests_device_work_is_remembered_for_the_next():
+    timing.note_busy(40.0)
+    last = timing.recent_busy()
+    assert last["ms"] == 40.0 and 0 <= last["age_s"] < 1.0
+    timing.note_busy(0.0)
+    assert timing.recent_busy() is None                # a request without device work gives no credit
 
 
 @pytest.mark.skipif(not HAS_CUDA, reason="needs a CUDA GPU")
