@@ -6,13 +6,14 @@ several warp counts and programs per SM. Each variant is checked against F.layer
 and narrow shapes, then timed at the session's three sizes. GPU only.
 Usage (repo root, on the GPU machine): python3 bench/layer_norm_wide_probe.py
 Prints one row per variant (median us from triton.testing.do_bench)."""
-import importlib.util
 import pathlib
 import sys
 
 import torch
 import torch.nn.functional as F
 import triton.testing
+
+import kernel_variant
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 T = ROOT / "templates/ops/layer_norm"
@@ -41,21 +42,6 @@ VARIANTS = {
 }
 
 
-def load(index, file, edits):
-    text = (T / file).read_text()
-    for old, new in edits:
-        assert old in text, f"edit {old!r} does not apply to {file}"
-        text = text.replace(old, new)
-    folder = ROOT / "build" / "layer_norm_probe"
-    folder.mkdir(parents=True, exist_ok=True)
-    path = folder / f"variant{index}.py"      # Triton reads a jit function's source from its file
-    path.write_text(text)
-    spec = importlib.util.spec_from_file_location(f"variant{index}", path)
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
-
-
 def main():
     if not torch.cuda.is_available():
         sys.exit("needs a CUDA GPU")
@@ -69,7 +55,7 @@ def main():
         torch_row.append(triton.testing.do_bench(lambda: F.layer_norm(x, (shape[1],), w, b), return_mode="median") * 1e3)
     print(f"{'torch':<20}" + "".join(f"{v:>14.1f}" for v in torch_row) + f"{sum(torch_row) / 3:>10.1f}")
     for i, (name, (file, edits)) in enumerate(VARIANTS.items()):
-        mod = load(i, file, edits)
+        mod = kernel_variant.load(T / file, edits, f"variant{i}")
         bad = []
         for shape in ([1024, 32768], [3, 20000], [1, 50000], [5, 32768], [17, 4097], [4096, 4096], [33, 256]):
             x = torch.randn(shape, device="cuda") * 3 + 1

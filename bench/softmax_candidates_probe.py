@@ -6,29 +6,19 @@ the template by the session's own edit) for several settings of its module const
 sizes. GPU only.
 Usage (repo root, on the GPU machine): python3 bench/softmax_candidates_probe.py [candidate ...]
 Prints one table per candidate (median us from triton.testing.do_bench)."""
-import importlib.util
 import pathlib
 import sys
 
 import torch
 import triton.testing
 
+import kernel_variant
+
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 
 
 def load(name, path, edit=None):
-    text = pathlib.Path(path).read_text()
-    if edit:
-        assert edit[0] in text, f"the session's edit no longer applies to {path}"
-        text = text.replace(*edit)
-    folder = ROOT / "build" / "split_probe"
-    folder.mkdir(parents=True, exist_ok=True)
-    file = folder / f"{name}.py"      # Triton reads a jit function's source from its file
-    file.write_text(text)
-    spec = importlib.util.spec_from_file_location(name, file)
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
+    return kernel_variant.load(path, [edit] if edit else [], name)
 
 
 def main():

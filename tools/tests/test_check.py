@@ -124,22 +124,23 @@ def _intervals(path, who):
     return [(float(a), float(b)) for w, a, b in rows if w == who]
 
 
+def _logged(src, line, who, log, sleep=0.0):
+    """`src`'s text with `line` preceded by code that sleeps `sleep` s and appends "who start end" to `log`."""
+    return src.read_text().replace(line, "        import time\n        t0 = time.time()\n"
+                                   f"        time.sleep({sleep})\n"
+                                   f"        open({str(log)!r}, 'a').write(f'{who} {{t0}} {{time.time()}}\\n')\n"
+                                   + line)
+
+
 def test_the_judge_makes_the_next_case_while_the_kernel_runs(harness, tmp_path):
     """KernelBench inputs and references are made by the judge: the next case's while the kernel's process runs
     the current one (check.Ahead). Without the overlap no reference call starts during a kernel call."""
     log = tmp_path / "calls.log"
-    problem = tmp_path / "problem.py"
-    problem.write_text(
-        (FORMATS / "kernelbench" / "problem.py").read_text().replace(
-            "        return torch.softmax(x, dim=-1)",
-            "        import time\n        t0 = time.time()\n        out = torch.softmax(x, dim=-1)\n"
-            f"        open({str(log)!r}, 'a').write(f'ref {{t0}} {{time.time()}}\\n')\n        return out"))
-    model = tmp_path / "model_new.py"
-    model.write_text(
-        (FORMATS / "kernelbench" / "model_new.py").read_text().replace(
-            "        x = x.contiguous()",
-            "        import time\n        t0 = time.time()\n        time.sleep(0.15)\n"
-            f"        open({str(log)!r}, 'a').write(f'kernel {{t0}} {{time.time()}}\\n')\n        x = x.contiguous()"))
+    problem, model = tmp_path / "problem.py", tmp_path / "model_new.py"
+    problem.write_text(_logged(FORMATS / "kernelbench" / "problem.py", "        return torch.softmax(x, dim=-1)",
+                               "ref", log))
+    model.write_text(_logged(FORMATS / "kernelbench" / "model_new.py", "        x = x.contiguous()", "kernel", log,
+                             sleep=0.15))
     res = harness(kernel=str(model), reference=str(problem), device="cpu", trials=3, delegation=False)
     assert res["verdict"] == "PASS", res["message"]
     kernel_calls, ref_calls = _intervals(log, "kernel"), _intervals(log, "ref")
