@@ -140,7 +140,7 @@ def test_the_judge_makes_the_next_case_while_the_kernel_runs(harness, tmp_path):
     problem.write_text(_logged(FORMATS / "kernelbench" / "problem.py", "        return torch.softmax(x, dim=-1)",
                                "ref", log))
     model.write_text(_logged(FORMATS / "kernelbench" / "model_new.py", "        x = x.contiguous()", "kernel", log,
-                             sleep=0.15))
+                             sleep=0.05))
     res = harness(kernel=str(model), reference=str(problem), device="cpu", trials=3, delegation=False)
     assert res["verdict"] == "PASS", res["message"]
     kernel_calls, ref_calls = _intervals(log, "kernel"), _intervals(log, "ref")

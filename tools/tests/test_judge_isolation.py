@@ -315,7 +315,7 @@ def test_memory_cap_while_making_the_case_is_a_crash_and_the_judge_stays_in_step
     """The kernel's process is sent a case and its run at once (check.start_case): when making the case there
     fails, both replies are read, the verdict is CRASH, and the next request is answered with its own replies."""
     big = harness(kernel=str(TEMPLATES / "softmax" / "v1_baseline.py"), op="softmax", device="cpu", trials=1,
-                  shapes=[[12000, 12000]], edge_shapes=False, memory_limit_mb=256)
+                  shapes=[[6000, 6000]], edge_shapes=False, memory_limit_mb=64)
     assert big["verdict"] == "CRASH" and "ran out of memory" in big["message"], big["message"]
     after = harness(kernel=str(TEMPLATES / "softmax" / "v1_baseline.py"), op="softmax", device="cpu", trials=1,
                     shapes=SMALL)
