@@ -19,10 +19,14 @@ from mcp import Client, StdioServerParameters  # noqa: E402
 CPU_CHECK = {"device": "cpu", "shape": ["8x33"], "no_edge_shapes": True, "trials": 1}
 
 
-def server(workspace=None, cwd=None):
+def server(workspace=None, cwd=None, mark=None):
+    """`kgo mcp` with no warm daemon: every process it starts is its descendant and inherits its environment
+    (`mark`, when given, is put there to find them)."""
     args = ["mcp"] + (["--workspace", str(workspace)] if workspace else [])
     env = {"KGO_DATA_DIR": str(SOURCE_DIR), "KGO_HARNESS_DAEMON": "0", "PATH": os.environ["PATH"],
            "HOME": os.environ.get("HOME", "/tmp")}
+    if mark:
+        env["KGO_TEST_MARK"] = mark
     return StdioServerParameters(command=str(pathlib.Path(KGO_BIN).resolve()), args=args, env=env, cwd=str(cwd) if cwd else None)
 
 
@@ -142,7 +146,7 @@ def test_progress_and_cancellation_leave_no_process(workspace):
         async def on_progress(p, total, message):
             progress.append((p, message))
 
-        async with Client(server()) as client:
+        async with Client(server(mark=mark)) as client:
             import anyio
             with anyio.move_on_after(4):
                 await client.call_tool("check", {**w, **CPU_CHECK}, progress_callback=on_progress)
@@ -150,19 +154,21 @@ def test_progress_and_cancellation_leave_no_process(workspace):
             await anyio.sleep(1.5)
             return progress
 
-    before = set(int(p) for p in os.listdir("/proc") if p.isdigit())
+    # The server's processes carry this mark in their environment, so tests running beside this one (their
+    # own kgo and harness processes) are not counted.
+    mark = f"mcp-cancel-{os.getpid()}-{time.time_ns()}"
     progress = run(go())
     assert progress and all("check:" in m for _, m in progress)
     assert [p for p, _ in progress] == sorted(p for p, _ in progress)
     time.sleep(0.5)
     leftovers = []
-    for pid in set(int(p) for p in os.listdir("/proc") if p.isdigit()) - before:
+    for pid in (int(p) for p in os.listdir("/proc") if p.isdigit()):
         try:
+            environ = pathlib.Path(f"/proc/{pid}/environ").read_bytes()
             cmd = pathlib.Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode()
         except OSError:
             continue
-        # this worktree's kgo and harness only (other kgo checkouts may run beside the tests)
-        if str(SOURCE_DIR) in cmd or str(pathlib.Path(KGO_BIN).resolve()) in cmd or str(workspace) in cmd:
+        if f"KGO_TEST_MARK={mark}".encode() in environ.split(b"\0"):
             leftovers.append(cmd)
     assert not leftovers, leftovers
 
