@@ -114,6 +114,7 @@ def handle(req, emit):
     from kgo_harness import bench, check, envinfo, ops, remote
     from kgo_harness.contracts import LoadError, Problem, import_file
 
+    started = time.perf_counter()
     cmd = req["command"]
     device = req.get("device", "cuda")
     ledger = {"device_s": 0.0, "compile_s": 0.0}
@@ -211,8 +212,9 @@ def handle(req, emit):
     if res.get("verdict") == "REWARD_HACK":
         POOL.discard()
     if device == "cuda":
+        # Partly the kernel's process's word: bounded by the request's time on this process's clock.
         from kgo_harness import timing
-        timing.note_busy(ledger["device_s"] * 1e3)
+        timing.note_busy(min(ledger["device_s"], time.perf_counter() - started) * 1e3)
     res["timing"] = {"device_s": ledger["device_s"], "compile_s": ledger["compile_s"],
                      "warmup_s": ledger.get("warmup_s", 0.0), "warmup_credit_s": ledger.get("warmup_credit_s", 0.0),
                      **{f"kernel_{op}_s": round(s, 4) for op, s in sorted(remote.SECONDS.items())}}
