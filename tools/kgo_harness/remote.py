@@ -255,7 +255,8 @@ class Pool:
         self.current = None
         # New kernel processes are forks of a template process with torch imported; only where this process
         # adopts orphans (the judge), since the template hands each fork over through an orphaned middle process.
-        # On the CPU by default; on a GPU only with KGO_HARNESS_TEMPLATE=1 until it has been proven there.
+        # On the CPU by default; on a GPU only with KGO_HARNESS_TEMPLATE=1 (it works there but is not faster:
+        # each fork still initializes CUDA; evidence/device-2026-11-25-late/, call 11).
         self.template = None
         wanted = os.environ.get("KGO_HARNESS_TEMPLATE", "1" if device == "cpu" else "0") == "1"
         if procs.is_subreaper() and wanted:
@@ -272,7 +273,7 @@ class Pool:
         """The spare kernel process, made if needed, has started (torch imported, tamper snapshot taken)."""
         if self.spare is None:
             self.spare = self._new()
-        self.spare.wait_ready()
+        self.settle()
 
     def settle(self):
         """A spare still starting finishes its start (its torch import) now: before anything is timed, so that
