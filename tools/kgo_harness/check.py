@@ -215,21 +215,22 @@ def invalid_reference(case, refs):
     return None
 
 
-def diagnose_streams(problem, kp, case, key, shape, tol, rep, msgs, state, after_determinism=False):
+def diagnose_streams(problem, kp, f, rep, msgs, state, rewind, after_determinism=False):
     """After a failure on the GPU (once per check): if the same run is right with the device synchronized
     around it (and, after a determinism failure, also repeatable so), the kernel's work is not ordered on the
     caller's stream."""
     if problem.device != "cuda" or state.get("stream_diagnosed"):
         return
     state["stream_diagnosed"] = True
-    runs = [outputs_of(kp, kp.call("execute", key=key, synced=True, ipc=ipc("cuda"))["outputs"], "cuda")
+    rewind(f)
+    runs = [outputs_of(kp, kp.call("execute", key=f.index, synced=True, ipc=ipc("cuda"))["outputs"], "cuda")
             for _ in range(3 if after_determinism else 1)]
-    if judge(case, runs[0], tol)[1]:
+    if judge(f.case, runs[0], f.tol)[1]:
         return
     if any(not all(compare.bitwise_equal(a, b) for a, b in zip(runs[0], r)) for r in runs[1:]):
         return
     rep["stream_ordered"] = False
-    rep["stream_message"] = (f"shape {shape}: correct only after a device synchronize; the kernel's work is "
+    rep["stream_message"] = (f"shape {f.shape}: correct only after a device synchronize; the kernel's work is "
                              "not ordered on the caller's stream (a side stream without a join?)")
     msgs.append(rep["stream_message"])
 
@@ -270,40 +271,74 @@ def start_case(problem, kp, shape, seed, trial, key, ahead, execute):
     return case, pending
 
 
-def run_case(problem, kp, shape, trial, seed, tol, req, state, key, ahead=None):
-    device = problem.device
-    rep = {"shape": shape, "trial": trial, "seed": seed, "status": "FAIL", "outputs": [], "atol": tol["atol"],
-           "rtol": tol["rtol"], "deterministic": None, "message": "", "seconds": None}
-    start = time.perf_counter()
+class Flight:
+    """One case begun (launch): the kernel's process runs it while the judge decides the case before it. An
+    error while beginning it is kept and raised when it lands, so it is charged to its own case."""
+
+    def __init__(self, index, shape, trial, seed, tol):
+        self.index, self.shape, self.trial, self.seed, self.tol = index, shape, trial, seed, tol
+        self.start = time.perf_counter()
+        self.rep = {"shape": shape, "trial": trial, "seed": seed, "status": "FAIL", "outputs": [],
+                    "atol": tol["atol"], "rtol": tol["rtol"], "deterministic": None, "message": "", "seconds": None}
+        self.case = self.pending = self.bad_ref = self.error = None
+
+    def cancel(self):
+        """Reads the reply of a case that will not be decided (it is begun again if it is still wanted)."""
+        if self.pending is not None:
+            _drain(self.pending)
+            self.pending = None
+
+
+def launch(problem, kp, plan, index, tol, req, ahead, emit):
+    """Begins case `index` of the plan: the kernel's process is sent it and its run; the judge makes its copy,
+    the float64 reference and, with judge-made inputs, the next case ahead."""
+    shape, trial, seed = plan[index]
+    emit({"type": "case_start", "index": index, "label": f"shape={shape} trial={trial}",
+          "timeout_s": req["case_timeout_s"]})
+    f = Flight(index, shape, trial, seed, tol)
     try:
         twice = req["determinism"] == "bitwise"
-        case, pending = start_case(problem, kp, shape, seed, trial, key, ahead,
-                                   dict(key=key, repeat=2 if twice else 1, ipc=ipc(device)))
-        if getattr(case, "tolerance_override", None):
-            tol = {**tol, **case.tolerance_override}
-            rep.update(atol=tol["atol"], rtol=tol["rtol"])
+        f.case, f.pending = start_case(problem, kp, shape, seed, trial, index, ahead,
+                                       dict(key=index, repeat=2 if twice else 1, ipc=ipc(problem.device)))
+        if getattr(f.case, "tolerance_override", None):
+            f.tol = {**tol, **f.case.tolerance_override}
+            f.rep.update(atol=f.tol["atol"], rtol=f.tol["rtol"])
         try:
-            refs = reference_of(case)
-            bad_ref = invalid_reference(case, refs)
-            if ahead is not None and not bad_ref:
-                ahead.make(key + 1, case)
+            f.bad_ref = invalid_reference(f.case, reference_of(f.case))
+            if ahead is not None and not f.bad_ref:
+                ahead.make(index + 1, f.case)
         except BaseException:
-            _drain(pending)
+            f.cancel()
             raise
-        if bad_ref:
-            _drain(pending)
-            rep.update(status="INVALID_REFERENCE", message=bad_ref, seconds=time.perf_counter() - start)
+        if f.bad_ref:
+            f.cancel()
+    except Exception as e:   # raised when the case lands
+        f.error = e
+    return f
+
+
+def land(problem, kp, f, req, state, then=lambda: None, rewind=lambda f: None):
+    """Waits for the kernel's run of case `f`, takes its outputs, calls `then` (which may begin the next case)
+    and decides the case; returns its report. `rewind(f)` makes the kernel's process hold case `f` again
+    before it is run a second time (the stream diagnosis)."""
+    device, rep, tol = problem.device, f.rep, f.tol
+    try:
+        if f.error is not None:
+            raise f.error
+        if f.bad_ref:
+            rep.update(status="INVALID_REFERENCE", message=f.bad_ref, seconds=time.perf_counter() - f.start)
             return rep
-        ran = pending()
+        ran, f.pending = f.pending(), None
         LEDGER["device_s"] += float(ran.get("seconds") or 0.0)
         runs = [outputs_of(kp, m, device) for m in ran["outputs"]]
+        then()
         outs = runs[0]
-        reps, msg = judge(case, outs, tol)
+        reps, msg = judge(f.case, outs, tol)
         msgs = [msg] if msg else []
         summarize(rep, reps)
         if msgs:
-            diagnose_streams(problem, kp, case, key, shape, tol, rep, msgs, state)
-        if twice and not msgs:
+            diagnose_streams(problem, kp, f, rep, msgs, state, rewind)
+        if req["determinism"] == "bitwise" and not msgs:
             outs2 = runs[1]
             equal = len(outs2) == len(outs) and all(compare.bitwise_equal(a, b) for a, b in zip(outs, outs2))
             rep["deterministic"] = equal
@@ -312,7 +347,7 @@ def run_case(problem, kp, shape, trial, seed, tol, req, state, key, ahead=None):
                 rep["determinism_max_diff"] = max((d for d in diffs if d is not None), default=None)
                 msgs.append(f"two runs on the same inputs differ (max diff {rep['determinism_max_diff']}): "
                             "a race or an uninitialized read")
-                diagnose_streams(problem, kp, case, key, shape, tol, rep, msgs, state, after_determinism=True)
+                diagnose_streams(problem, kp, f, rep, msgs, state, rewind, after_determinism=True)
         changed = list(ran.get("changed_inputs") or [])
         rep["inputs_unchanged"] = not changed
         if changed:
@@ -320,27 +355,34 @@ def run_case(problem, kp, shape, trial, seed, tol, req, state, key, ahead=None):
         rep["status"] = "FAIL" if msgs else "PASS"
         rep["message"] = "; ".join(msgs) if msgs else "ok"
     except KernelHack as h:
-        rep.update(status="REWARD_HACK", message=str(h), seconds=time.perf_counter() - start)
+        rep.update(status="REWARD_HACK", message=str(h), seconds=time.perf_counter() - f.start)
         raise Hacked(rep) from h
     except KernelDied as d:
-        rep.update(status="CRASH", message=str(d), seconds=time.perf_counter() - start)
+        rep.update(status="CRASH", message=str(d), seconds=time.perf_counter() - f.start)
         raise Fatal(rep) from d
     except (KernelError, LoadError) as e:
         culprit = getattr(e, "culprit", None)
         if device == "cuda" and is_cuda_fatal(e):
-            rep.update(status="CRASH", message=f"CUDA error: {e}"[:2000], seconds=time.perf_counter() - start)
+            rep.update(status="CRASH", message=f"CUDA error: {e}"[:2000], seconds=time.perf_counter() - f.start)
             raise Fatal(rep) from e
         rep["message"] = str(e) if isinstance(e, LoadError) or getattr(e, "load_error", False) else \
             f"the kernel raised {e}"[:2000]
         rep["culprit"] = culprit or "kernel"
-        if tuple(shape) in state.get("edges", ()) and culprit in ("setup", "reference"):
+        if tuple(f.shape) in state.get("edges", ()) and culprit in ("setup", "reference"):
             # kgo made this shape up; a problem that rejects it is not a failing kernel.
             rep["status"] = "SKIPPED"
             rep["message"] = f"edge shape rejected by the problem ({culprit}): {e}"[:2000]
     if rep["status"] == "FAIL" and "culprit" not in rep:
         rep["culprit"] = "kernel"
-    rep["seconds"] = time.perf_counter() - start
+    rep["seconds"] = time.perf_counter() - f.start
     return rep
+
+
+def remake(problem, kp, f):
+    """Makes the kernel's process hold case `f` again, under its key (after a later case replaced it)."""
+    if problem.inputs_from == "judge":
+        provide(problem, kp, f.case, f.shape, f.seed, f.trial)
+    kp.call("case", shape=f.shape, seed=f.seed, trial=f.trial, key=f.index)
 
 
 BENIGN_ATEN = {"empty", "empty_like", "empty_strided", "zeros", "zeros_like", "fill_", "zero_", "view",
@@ -431,6 +473,46 @@ def _delegation_at(problem, kp, shape, seed, allowed, full, own_gpu):
             "own_gpu": own_gpu}
 
 
+def run_cases(problem, kp, plan, tol, req, state, ahead, emit, cases):
+    """Every case of the plan, in a pipeline: once a case's outputs are here, the next case is begun, so the
+    kernel's process runs it while the judge decides this one (cases up to the Ahead limit; a larger one
+    waits, so that at most one large case is alive in the judge). Stops after an INVALID_REFERENCE."""
+    flight = launch(problem, kp, plan, 0, tol, req, ahead, emit) if plan else None
+    while flight is not None:
+        nxt = []
+        following = flight.index + 1 < len(plan)
+
+        def then():
+            if following and case_bytes(flight.case) <= ahead.limit:
+                nxt.append(launch(problem, kp, plan, flight.index + 1, tol, req, ahead, emit))
+
+        def rewind(f):
+            if not nxt:
+                return    # nothing was begun after f: the kernel's process still holds it
+            for n in nxt:
+                n.cancel()
+            nxt.clear()   # begun again below: the kernel's process holds one case at a time
+            emit({"type": "case_start", "index": f.index, "label": f"shape={f.shape} trial={f.trial}",
+                  "timeout_s": req["case_timeout_s"]})
+            remake(problem, kp, f)
+
+        try:
+            rep = land(problem, kp, flight, req, state, then, rewind)
+        except BaseException:
+            for n in nxt:
+                n.cancel()
+            raise
+        release_cached(problem.device)
+        cases.append(rep)
+        emit({"type": "case_done", "index": flight.index, "case": rep})
+        if rep["status"] == "INVALID_REFERENCE":
+            for n in nxt:
+                n.cancel()
+            return
+        flight = nxt[0] if nxt else launch(problem, kp, plan, flight.index + 1, tol, req, ahead, emit) \
+            if following else None
+
+
 def run_check(req, problem, kp, emit):
     """All cases, then delegation at every shape. With `_only_case` (isolate=case) one case, or, at index
     len(plan), the delegation check and the verdict over `_prior_cases`."""
@@ -447,19 +529,13 @@ def run_check(req, problem, kp, emit):
     deleg = {"checked": False, "delegated": None, "own_launches": None, "reference_ops_called": [],
              "gpu_kernels": [], "message": "disabled by the request"}
     try:
-        for index, (shape, trial, seed) in enumerate(plan):
-            if only is not None and index != only:
-                continue
-            emit({"type": "case_start", "index": index, "label": f"shape={shape} trial={trial}",
-                  "timeout_s": req["case_timeout_s"]})
-            rep = run_case(problem, kp, shape, trial, seed, tol, req, state, index, ahead)
+        if only is not None and only < len(plan):
+            rep = land(problem, kp, launch(problem, kp, plan, only, tol, req, None, emit), req, state)
             release_cached(problem.device)
-            cases.append(rep)
-            emit({"type": "case_done", "index": index, "case": rep})
-            if only is not None:
-                return {"verdict": rep["status"], "message": rep["message"], "cases": [rep]}
-            if rep["status"] == "INVALID_REFERENCE":
-                break
+            emit({"type": "case_done", "index": only, "case": rep})
+            return {"verdict": rep["status"], "message": rep["message"], "cases": [rep]}
+        if only is None:
+            run_cases(problem, kp, plan, tol, req, state, ahead, emit, cases)
         if req["delegation"] and not any(c["status"] == "INVALID_REFERENCE" for c in cases):
             emit({"type": "case_start", "index": len(plan), "label": "delegation",
                   "timeout_s": req["case_timeout_s"] * max(1, len(shapes))})

@@ -188,7 +188,8 @@ def _exchange(worker, req, deadline, res, done=None):
             log(f"[{step}] {req['command']} {label}")
         elif kind == "case_done":
             done[msg["index"]] = msg["case"]
-            current, case_deadline = None, None
+            if msg["index"] == current:   # the judge may have begun the next case before deciding this one
+                current, case_deadline = None, None
         elif kind == "crash":
             case = msg.get("case") or {}
             worker.proc.wait()

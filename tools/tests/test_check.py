@@ -99,6 +99,16 @@ def test_hang_is_timeout_and_worker_recovers(harness):
     assert after["verdict"] == "PASS" and after["worker"]["warm"] is False
 
 
+def test_a_hang_in_the_case_begun_while_another_is_judged_is_that_cases_timeout(harness):
+    """The judge begins case 2 before it has decided case 1 (the pipeline): the case timeout follows case 2,
+    rather than lapsing when case 1 is reported done."""
+    res = harness(kernel=kernel("hang_later.py"), op="softmax", device="cpu", shapes=SMALL, trials=2,
+                  edge_shapes=False, delegation=False, case_timeout_s=3, total_timeout_s=120)
+    assert res["verdict"] == "TIMEOUT_FAIL", res["message"]
+    assert "trial=1 exceeded its 3 s timeout" in res["message"], res["message"]
+    assert [c["status"] for c in res["cases"]] == ["PASS", "TIMEOUT_FAIL"], res["cases"]
+
+
 def test_isolate_case(harness):
     res = harness(kernel=str(TEMPLATES / "gelu" / "v1_baseline.py"), op="gelu", device="cpu", trials=1,
                   shapes=SMALL, edge_shapes=False, isolate="case")
@@ -147,3 +157,40 @@ def test_the_judge_makes_the_next_case_while_the_kernel_runs(harness, tmp_path):
     assert len(ref_calls) >= 3 and len(kernel_calls) >= 3
     overlapping = [r for r in ref_calls if any(k0 < r[0] < k1 for k0, k1 in kernel_calls)]
     assert overlapping, (ref_calls, kernel_calls)
+
+
+def test_the_kernel_runs_the_next_case_while_the_judge_decides_this_one(monkeypatch):
+    """check.run_cases is a pipeline: once a case's outputs are in the judge, the next case is sent, so the
+    kernel's process runs it while the judge compares; the supervisor keeps timing the case begun last. Without
+    the pipeline every case is decided before the next one is sent. (In this process: the judge's calls are
+    observed directly.)"""
+    from kgo_harness import check, protocol, remote, worker
+    order = []
+    begin, judge = remote.KernelProcess.begin, check.judge
+
+    def logged_begin(self, op, **fields):
+        if op == "execute":
+            order.append(("execute", fields["key"]))
+        return begin(self, op, **fields)
+
+    def logged_judge(case, outs, tol):
+        order.append(("judge", None))
+        return judge(case, outs, tol)
+    monkeypatch.setattr(remote.KernelProcess, "begin", logged_begin)
+    monkeypatch.setattr(check, "judge", logged_judge)
+    monkeypatch.setattr(worker, "POOL", remote.Pool("cpu", keep_spare=False))
+    events = []
+    try:
+        res = worker.handle(protocol.normalize({
+            "command": "check", "kernel": str(TEMPLATES / "softmax" / "v1_baseline.py"), "op": "softmax",
+            "device": "cpu", "shapes": SMALL, "trials": 4, "edge_shapes": False, "delegation": False}), events.append)
+    finally:
+        worker.POOL.current.close()   # not discard(): that also ends strays, here the session harness's worker
+    assert res["verdict"] == "PASS", res["message"]
+    judged = [i for i, (what, _) in enumerate(order) if what == "judge"]
+    sent = {key: i for i, (what, key) in enumerate(order) if what == "execute"}
+    assert len(judged) == 4 and sorted(sent) == [0, 1, 2, 3], order
+    for k in range(3):   # case k+1 runs while case k is judged
+        assert sent[k + 1] < judged[k], order
+    marks = [(e["type"], e["index"]) for e in events if e["type"] in ("case_start", "case_done")]
+    assert marks.index(("case_start", 1)) < marks.index(("case_done", 0)), marks
