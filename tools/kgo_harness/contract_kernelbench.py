@@ -114,7 +114,7 @@ def _models(problem, dims):
             setattr(mod, name, value)
         try:
             init = list(mod.get_init_inputs())
-            torch.manual_seed(WEIGHT_SEED)
+            C.seed_all(WEIGHT_SEED)
             model = mod.Model(*init)
         except Exception as e:
             raise C.LoadError(f"the problem's Model(*get_init_inputs()) raised {type(e).__name__}: {e}",
@@ -130,7 +130,7 @@ def _model_new(problem, init):
     key = repr(init)
     if key not in problem.models:
         try:
-            torch.manual_seed(WEIGHT_SEED)
+            C.seed_all(WEIGHT_SEED)
             new = problem.module.ModelNew(*init)
         except Exception as e:
             raise C.LoadError(f"ModelNew(*get_init_inputs()) raised {type(e).__name__}: {e}",
@@ -154,7 +154,7 @@ class KernelBenchCase(C.ArgsCase):
         self.model, self.model64, self.init = _models(problem, dims)
         for name, value in dims.items():
             setattr(problem.ref_module, name, value)
-        torch.manual_seed(seed)
+        C.seed_all(seed)
         try:
             # Made where they are used: a problem's torch.rand of GiBs on the CPU, then copied over, costs
             # seconds a case. The judge makes and ships the inputs, so its generator alone decides them.

@@ -185,7 +185,7 @@ class SolCase:
                     scalars.setdefault(n, s["value"])
         gen = torch.Generator(device=problem.device)
         gen.manual_seed(seed)
-        torch.manual_seed(seed)
+        C.seed_all(seed)
         custom = d.get("custom_inputs_entrypoint")
         made = {}
         if custom and any(s.get("type") == "custom" for s in specs.values()) or (custom and not specs):

@@ -117,7 +117,7 @@ def load(problem):
 
 
 def _input_sets(problem, seed):
-    torch.manual_seed(seed)
+    C.seed_all(seed)
     try:
         return list(itertools.islice(problem.operator.get_input_iter(), MAX_INPUTS))
     except Exception as e:
