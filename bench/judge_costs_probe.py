@@ -41,6 +41,8 @@ def main():
         ("delegation profile, aten ops only", timed(lambda: launches.profiled(run, False))),
         ("delegation profile, with GPU kernels (CUPTI)", timed(lambda: launches.profiled(run, True))),
         ("compare one output (float64)", timed(lambda: compare.compare("out", out, ref, 1e-4, 1e-3, 1e-3))),
+        ("  its full path (what a failing output takes)",
+         timed(lambda: compare._full_figures({"numel": ref.numel()}, out, ref, 1e-4, 1e-3))),
         ("float64 reference of the case", timed(lambda: torch.softmax(x.double(), dim=-1))),
         ("bitwise equality of two outputs", timed(lambda: compare.bitwise_equal(out, out.clone()))),
         ("torch.manual_seed", timed(lambda: torch.manual_seed(1), n=200)),

@@ -73,3 +73,31 @@ def test_bitwise_equal():
     assert compare.bitwise_equal(a, a.clone())
     assert not compare.bitwise_equal(a, torch.tensor([-0.0, 1.0, float("nan")]))
     assert not compare.bitwise_equal(a, a.double())
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float16, torch.bfloat16, torch.float64, torch.int32])
+def test_a_passing_output_gets_the_same_figures_from_the_short_path(dtype):
+    """compare takes a short path when every element is finite and close; its figures are the full path's."""
+    ref = torch.randn(64, 33, dtype=torch.float64) * 3
+    ref = ref.round() if not dtype.is_floating_point else ref
+    out = ref.to(dtype)
+    short = compare._close_figures(out, ref, 0.05, 0.02)
+    full = {"numel": ref.numel()}
+    compare._full_figures(full, out, ref, 0.05, 0.02)
+    assert short is not None and full["mismatches"] == 0 and full["nonfinite"] == 0
+    for key in ("max_abs_err", "mean_abs_err", "rel_err"):
+        assert short[key] == pytest.approx(full[key], rel=1e-12, abs=1e-300), key
+
+
+def test_the_short_path_leaves_every_failure_to_the_full_path():
+    ref = torch.randn(8, 8, dtype=torch.float64)
+    for bad in (float("nan"), float("inf"), 5.0):
+        out = ref.float().clone()
+        out[1, 2] += bad
+        assert compare._close_figures(out, ref, 1e-4, 1e-3) is None
+    nan_ref = ref.clone()
+    nan_ref[0, 0] = float("nan")
+    assert compare._close_figures(nan_ref.float(), nan_ref, 1e-4, 1e-3) is None   # even where both are NaN
+    huge = torch.full((4,), 1e308, dtype=torch.float64)
+    assert compare._close_figures(-huge, huge, 1e-4, 1e-3) is None   # |diff| overflows
+    assert compare._close_figures(torch.ones(4, dtype=torch.bool), torch.ones(4, dtype=torch.float64), 0, 0) is None
