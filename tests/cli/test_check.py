@@ -1,4 +1,5 @@
 """`kgo check` on real workspaces with the real harness in Triton-interpreter mode (--device cpu)."""
+# ctest-cost: 45
 import os
 import shutil
 import stat

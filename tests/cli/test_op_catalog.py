@@ -1,6 +1,7 @@
 """One op catalog: kgo's (roofline/catalog.cpp, exported by `kgo roofline --explain --json`) owns names,
 aliases, dtypes and FLOP/byte counts; the harness (tools/kgo_harness/ops.py) keeps only inputs, references and
 aten ops, under kgo's canonical names. These tests fail when the two sides disagree."""
+# ctest-cost: 20
 import dataclasses
 import json
 import subprocess

@@ -1,5 +1,6 @@
 """`check`: the example variants pass, the seed contract works with ref.py tolerance overrides, crashes and
 hangs become verdicts, the edge shapes are always tried, and isolate=case gives every case a fresh worker."""
+# ctest-cost: 48
 import pytest
 
 from conftest import DEVICES, KERNELS, SMALL, TEMPLATES, kernel

@@ -1,5 +1,6 @@
 """The protocol itself: one-shot CLI exit codes and schemas, invalid requests, env, catalog, run-once,
 and the warm worker of `serve`."""
+# ctest-cost: 15
 import json
 
 from conftest import SCHEMAS, TEMPLATES, kernel, run_cli, validate
