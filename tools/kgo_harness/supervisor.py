@@ -192,8 +192,9 @@ def _exchange(worker, req, deadline, res, done=None):
                 current, case_deadline = None, None
         elif kind == "crash":
             case = msg.get("case") or {}
-            worker.proc.wait()
-            worker.kill()
+            if not msg.get("judge_ok"):   # else only the kernel's process died, and the worker serves on
+                worker.proc.wait()
+                worker.kill()
             text = case.get("message", "CUDA error")
             res.update({"verdict": "CRASH", "message": f"{label}: {text}" if label else text})
             _partial(res, plan, done, current, {"status": "CRASH", **case})

@@ -74,8 +74,11 @@ def main(fd, device):
         try:
             result = handle(req, emit)
         except Crash as c:
-            emit({"type": "crash", "case": c.case})
+            emit({"type": "crash", "case": c.case, "judge_ok": c.judge_ok})
             sys.stderr.flush()
+            if c.judge_ok:
+                POOL.discard()
+                continue
             POOL.close()
             os._exit(3)
         except Exception as e:
@@ -104,9 +107,13 @@ def prepare(device):
 
 
 class Crash(Exception):
-    def __init__(self, case):
+    """A CRASH verdict. With `judge_ok` only the kernel's process failed (it died or ran out of memory): this
+    process ends it and goes on serving. Otherwise (a CUDA error) this process exits and a fresh one starts."""
+
+    def __init__(self, case, judge_ok=False):
         super().__init__(case.get("message", "crash"))
         self.case = case
+        self.judge_ok = judge_ok
 
 
 def handle(req, emit):
@@ -150,7 +157,7 @@ def handle(req, emit):
         res.update({"verdict": "REWARD_HACK", "message": str(h)})
         return res
     except remote.KernelDied as d:
-        raise Crash({"status": "CRASH", "message": f"the kernel's process died while loading: {d}"})
+        raise Crash({"status": "CRASH", "message": f"the kernel's process died while loading: {d}"}, judge_ok=True)
     except (LoadError, remote.KernelError) as e:
         if device == "cuda" and check.is_cuda_fatal(e):
             raise Crash({"status": "CRASH", "message": f"CUDA error while loading: {e}"})
@@ -188,9 +195,9 @@ def handle(req, emit):
             res.update({"verdict": "PASS", "shape": shape, "launches": names,
                         "message": f"ran once at {shape}" + (f": {', '.join(names)}" if names else "")})
     except check.Fatal as f:
-        raise Crash(f.args[0])
+        raise Crash(f.args[0], judge_ok=isinstance(f.__cause__, remote.KernelDied))
     except remote.KernelDied as d:
-        raise Crash({"status": "CRASH", "message": str(d)})
+        raise Crash({"status": "CRASH", "message": str(d)}, judge_ok=True)
     except remote.KernelHack as h:
         res.update({"verdict": "REWARD_HACK", "message": str(h)})
     except (LoadError, remote.KernelError) as e:

@@ -76,11 +76,18 @@ def test_aliases_are_kgos_and_missing_entry(harness):
     assert res["verdict"] == "FAIL" and "triton_gelu" in res["message"]
 
 
-def test_segfault_is_crash(harness):
+def test_segfault_is_crash_and_the_judge_serves_on(harness):
     res = harness(kernel=kernel("crash_segv.py"), op="gelu", device="cpu", shapes=SMALL)
     assert res["verdict"] == "CRASH" and "SIGSEGV" in res["message"]
     assert res["cases"][0]["status"] == "CRASH"
     assert all(c["status"] == "SKIPPED" for c in res["cases"][1:])
+    # Only the kernel's process died: the same judge serves the next requests, each with a kernel process.
+    again = harness(kernel=kernel("crash_segv.py"), op="gelu", device="cpu", shapes=SMALL)
+    assert again["verdict"] == "CRASH" and again["worker"]["warm"] is True, again["worker"]
+    after = harness(kernel=str(TEMPLATES / "gelu" / "v4_optimized.py"), op="gelu", device="cpu", trials=1,
+                    shapes=SMALL)
+    assert after["verdict"] == "PASS", after["message"]
+    assert after["worker"]["warm"] is True and after["worker"]["pid"] == res["worker"]["pid"], after["worker"]
 
 
 def test_abort_is_crash(harness):
