@@ -17,6 +17,7 @@ from kgo_harness import procs, protocol
 
 ENTRY = pathlib.Path(__file__).resolve().parent  # the package folder: Python runs its __main__.py
 WORKER_START_TIMEOUT_S = 180.0
+RECLAIM_S = 3.0   # after a timeout, how long the judge has to report its kernel process's end before it is killed
 
 
 def log(text):
@@ -155,10 +156,12 @@ def _exchange(worker, req, deadline, res, done=None):
     worker.send(req)
     plan, done, current, case_deadline, label = None, dict(done or {}), None, None, ""
     current_timeout = float(req["case_timeout_s"])
+    kernel_pid = None
     while True:
         msg = worker.next(min(deadline, case_deadline or deadline))
         if msg == "timeout":
-            worker.kill()
+            if not _reclaim(worker, kernel_pid):
+                worker.kill()
             case_timed_out = case_deadline is not None and case_deadline <= deadline
             limit = current_timeout if case_timed_out else req["total_timeout_s"]
             what = f"{label} exceeded its {limit:g} s timeout" if case_timed_out else \
@@ -176,7 +179,9 @@ def _exchange(worker, req, deadline, res, done=None):
             _partial(res, plan, done, current, {"status": "CRASH", "message": text})
             return None
         kind = msg.get("type")
-        if kind == "plan":
+        if kind == "kernel":
+            kernel_pid = int(msg["pid"])
+        elif kind == "plan":
             plan = msg["cases"]
         elif kind == "case_start":
             current, label = msg["index"], msg.get("label", "")
@@ -201,6 +206,27 @@ def _exchange(worker, req, deadline, res, done=None):
             return None
         elif kind == "result":
             return msg["result"]
+
+
+def _reclaim(worker, kernel_pid):
+    """After a timeout: ends the kernel's process, which the judge is waiting on, and gives the judge RECLAIM_S to
+    report it (a CRASH it survives). True when it did, so the worker serves on; False when the judge itself is
+    stuck (in the reference, say) or exits: then the caller kills it."""
+    if kernel_pid is None or not worker.alive:
+        return False
+    try:
+        os.kill(kernel_pid, signal.SIGKILL)
+    except ProcessLookupError:
+        pass
+    deadline = time.perf_counter() + RECLAIM_S
+    while True:
+        msg = worker.next(deadline)
+        if not isinstance(msg, dict):
+            return False
+        if msg.get("type") == "result" or (msg.get("type") == "crash" and msg.get("judge_ok")):
+            return True
+        if msg.get("type") == "crash":
+            return False
 
 
 def run_request(req, session):

@@ -141,6 +141,7 @@ def handle(req, emit):
     remote.SECONDS.clear()
     kp, warm_kernel = POOL.get(remote.identity(req, srcs))
     res["kernel_process"] = {"pid": kp.proc.pid, "warm": warm_kernel}
+    emit({"type": "kernel", "pid": kp.proc.pid})   # what the supervisor ends after a timeout
     try:
         # imported before the kernel's code runs anywhere; a definition.json (sol-execbench) is read by its adapter
         if req.get("reference") and req["reference"].endswith(".py"):

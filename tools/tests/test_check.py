@@ -95,16 +95,31 @@ def test_abort_is_crash(harness):
     assert res["verdict"] == "CRASH" and "SIGABRT" in res["message"]
 
 
-def test_hang_is_timeout_and_worker_recovers(harness):
+def test_hang_is_timeout_and_the_judge_serves_on(harness):
+    """A hanging kernel: TIMEOUT_FAIL; the supervisor ends the kernel's process, and the judge, which was only
+    waiting on it, serves the next requests (case and total timeouts alike)."""
     res = harness(kernel=kernel("hang.py"), op="gelu", device="cpu", shapes=SMALL, case_timeout_s=2)
     assert res["verdict"] == "TIMEOUT_FAIL"
     assert res["cases"][0]["status"] == "TIMEOUT_FAIL" and "2 s" in res["message"]
-    res = harness(kernel=kernel("hang.py"), op="gelu", device="cpu", shapes=SMALL, case_timeout_s=30,
-                  total_timeout_s=3)
-    assert res["verdict"] == "TIMEOUT_FAIL" and "total timeout" in res["message"]
+    again = harness(kernel=kernel("hang.py"), op="gelu", device="cpu", shapes=SMALL, case_timeout_s=30,
+                    total_timeout_s=3)
+    assert again["verdict"] == "TIMEOUT_FAIL" and "total timeout" in again["message"]
     after = harness(kernel=str(TEMPLATES / "gelu" / "v4_optimized.py"), op="gelu", device="cpu", trials=1,
                     shapes=SMALL)
-    assert after["verdict"] == "PASS" and after["worker"]["warm"] is False
+    assert after["verdict"] == "PASS", after["message"]
+    assert again["worker"]["warm"] is True and after["worker"]["warm"] is True, (again["worker"], after["worker"])
+    assert res["worker"]["pid"] == again["worker"]["pid"] == after["worker"]["pid"]
+
+
+def test_a_judge_stuck_in_the_reference_is_restarted(harness):
+    """The judge itself hangs (the reference runs there): ending the kernel's process does not free it, so after
+    its grace the supervisor kills it and the next request gets a fresh judge."""
+    res = harness(kernel=kernel("seed_add.py"), reference=kernel("hang_ref.py"), device="cpu", trials=1,
+                  shapes=[[8, 16]], edge_shapes=False, case_timeout_s=2)
+    assert res["verdict"] == "TIMEOUT_FAIL", res["message"]
+    after = harness(kernel=str(TEMPLATES / "gelu" / "v4_optimized.py"), op="gelu", device="cpu", trials=1,
+                    shapes=SMALL)
+    assert after["verdict"] == "PASS" and after["worker"]["warm"] is False, after["worker"]
 
 
 def test_a_hang_in_the_case_begun_while_another_is_judged_is_that_cases_timeout(harness):
