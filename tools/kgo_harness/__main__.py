@@ -15,9 +15,6 @@ if __name__ == "__main__":
         from kgo_harness.worker import main
         from kgo_harness.procs import profiled
         profiled(main)(int(sys.argv[2]), sys.argv[3])
-    elif len(sys.argv) == 4 and sys.argv[1] == "__template__":
-        from kgo_harness.zygote import serve
-        serve(int(sys.argv[2]), sys.argv[3])
     elif len(sys.argv) == 6 and sys.argv[1] == "__kernel__":
         from kgo_harness.kernel_worker import main
         main(int(sys.argv[2]), int(sys.argv[3]), sys.argv[4], sys.argv[5])

@@ -135,9 +135,18 @@ def profiled(main):
             whole.dump_stats(path)
             real_exit(code)
         os._exit = dump_and_exit
+        _PROFILE["real_exit"] = real_exit
         prof.enable()
         main(*args)
     return run
+
+
+def unprofile():
+    """In a fork of a profiled process: its profiler off and os._exit its own again (the stats are the parent's)."""
+    prof = _PROFILE.pop("prof", None)
+    if prof is not None:
+        prof.disable()
+        os._exit = _PROFILE.pop("real_exit")
 
 
 def profile_checkpoint():

@@ -246,6 +246,13 @@ def rewritten(before, after):
             "rewrite its reference or itself")
 
 
+def template_wanted(device):
+    """Whether kernel processes are forks of a template (Pool): on the CPU by default, on a GPU only with
+    KGO_HARNESS_TEMPLATE=1, and only in a process that adopts orphans (the judge)."""
+    wanted = os.environ.get("KGO_HARNESS_TEMPLATE", "1" if device == "cpu" else "0") == "1"
+    return wanted and procs.is_subreaper()
+
+
 class Pool:
     """At most one kernel process in use, bound to one identity, and one spare."""
 
@@ -258,8 +265,7 @@ class Pool:
         # On the CPU by default; on a GPU only with KGO_HARNESS_TEMPLATE=1 (it works there but is not faster:
         # each fork still initializes CUDA; evidence/device-2026-11-25-late/, call 11).
         self.template = None
-        wanted = os.environ.get("KGO_HARNESS_TEMPLATE", "1" if device == "cpu" else "0") == "1"
-        if procs.is_subreaper() and wanted:
+        if template_wanted(device):
             from kgo_harness import zygote
             self.template = zygote.Template(device)
         # With a template the first process is forked once the template is ready (wait_ready), so the judge

@@ -49,14 +49,20 @@ def main(fd, device):
     os.dup2(2, 1)
     sys.stdout = sys.stderr
     start = time.perf_counter()
-    # The kernel's process imports torch while this one does.
-    POOL = remote.Pool(device, keep_spare=os.environ.get("KGO_HARNESS_SPARE") == "1")
+    spare = os.environ.get("KGO_HARNESS_SPARE") == "1"
+    forked = remote.template_wanted(device)
+    if not forked:
+        POOL = remote.Pool(device, keep_spare=spare)   # the kernel's process imports torch while this one does
     try:
         import torch  # noqa: F401
     except Exception as e:
         emit({"type": "fatal", "message": f"cannot import torch/triton in the worker: {type(e).__name__}: {e}; "
                                           "pip install -r tools/requirements.txt"})
         os._exit(4)
+    if forked:
+        # The template is a fork of this process, made now: after torch's import (one import, not two: about
+        # 2 s of CPU each) and before any request, so it holds nothing of one.
+        POOL = remote.Pool(device, keep_spare=spare)
     prepare(device)
     try:
         POOL.wait_ready()  # within the worker's start limit, not the request's

@@ -1,8 +1,9 @@
-"""The kernel processes' template: a process of its own (spawned by the judge, never a fork of it) that imports
-torch, Triton and the kernel process's modules once and then, per request, forks a fresh kernel process from
-that state, so a new (kernel, reference, workspace) identity costs a fork instead of a torch import. It never
-runs a kernel, imports a reference, initializes CUDA or holds anything of the judge's; each fork leaves it
-through a short-lived middle process so that the judge (a subreaper) becomes the kernel process's parent.
+"""The kernel processes' template: a fork of the judge made once torch is imported there and before its first
+request (so it holds none of a request's data), with the judge's descriptors closed; it imports Triton and the
+kernel process's modules and then, per request, forks a fresh kernel process from that state, so a new (kernel,
+reference, workspace) identity costs a fork instead of a torch import. It never runs a kernel, imports a
+reference or initializes CUDA; each fork leaves it through a short-lived middle process so that the judge (a
+subreaper) becomes the kernel process's parent.
 Requests arrive on a Unix socket: {"folder", "judge"} with the kernel process's two pipe ends as descriptors;
 the reply is {"pid"} or {"error"}."""
 import json
@@ -94,6 +95,17 @@ def _become_kernel_process(sock, fds, req, device):
         os._exit(6)
 
 
+def _keep_only(fd):
+    """Closes every descriptor of this fork of the judge but `fd` (its requests to the supervisor, its results
+    channel and the rest are the judge's); stdin reads /dev/null, stdout and stderr stay (the judge's stderr)."""
+    null = os.open(os.devnull, os.O_RDONLY)
+    os.dup2(null, 0)
+    keep = sorted({0, 1, 2, fd})
+    for lo, hi in zip([-1] + keep, keep + [os.sysconf("SC_OPEN_MAX")]):
+        if hi - lo > 1:
+            os.closerange(lo + 1, hi)
+
+
 class Forked:
     """The judge's handle on a kernel process forked by the template: the part of subprocess.Popen it uses."""
 
@@ -129,15 +141,22 @@ class Template:
     """The judge's side: spawns the template process and asks it for kernel processes."""
 
     def __init__(self, device):
-        import subprocess
-        from kgo_harness import remote
+        from kgo_harness import procs
         self.device = device
         ours, theirs = socket.socketpair()
-        from kgo_harness import procs
-        env = procs.device_env(device)
-        self.proc = subprocess.Popen([sys.executable, str(remote.ENTRY), "__template__", str(theirs.fileno()), device],
-                                     stdin=subprocess.DEVNULL, pass_fds=(theirs.fileno(),), env=env)
+        pid = os.fork()
+        if pid == 0:
+            try:
+                procs.unprofile()
+                _keep_only(theirs.fileno())
+                env = procs.device_env(device)
+                os.environ.clear()
+                os.environ.update(env)
+                serve(theirs.fileno(), device)
+            finally:
+                os._exit(0)
         theirs.close()
+        self.proc = Forked(pid)
         self.sock = ours
         self.reader = ours.makefile("r")
         self.ready = None

@@ -175,9 +175,10 @@ def test_timing_says_how_long_the_judge_waited_on_the_kernels_process(harness):
 
 
 def test_the_kernels_process_starts_before_the_judge_imports_torch():
-    """A cold check's start is the judge's torch import and the kernel process's, side by side: the judge
-    spawns that process before it imports torch itself (a torch import first made the two serial: 9-11 s on the
-    H100 host instead of 5-6)."""
+    """Without a template (a GPU's default), a cold check's start is the judge's torch import and the kernel
+    process's, side by side: the judge spawns that process before it imports torch itself (a torch import first
+    made the two serial: 9-11 s on the H100 host instead of 5-6). A pool made before torch's import (this
+    snippet's) forks its template, too, before torch's import."""
     import subprocess
     import sys
     for adopter in (False, True):   # a judge adopts orphans: its kernel processes come from the template
@@ -200,12 +201,38 @@ def test_a_new_identity_gets_a_fork_of_the_template_adopted_by_the_judge(harness
         assert res["verdict"] == "PASS", res["message"]
         pid = res["kernel_process"]["pid"]
         with open(f"/proc/{pid}/cmdline", "rb") as f:
-            assert b"__template__" in f.read()
+            assert b"__kernel__" not in f.read()   # a fork (of the template, a fork of the judge), not a new one
         with open(f"/proc/{pid}/stat") as f:
             assert int(f.read().rsplit(")", 1)[1].split()[1]) == res["worker"]["pid"]
         # It holds nothing of the template's: no socket (the template's request channel) is open in it.
         links = [os.readlink(f"/proc/{pid}/fd/{fd}") for fd in os.listdir(f"/proc/{pid}/fd")]
         assert not [x for x in links if x.startswith("socket:")], links
+
+
+def test_the_template_is_a_fork_of_the_judge_holding_none_of_its_descriptors(harness):
+    """On the CPU the kernel processes' template is a fork of the judge, made after torch's import (one torch
+    import for both): it keeps only its request socket to the judge, reads /dev/null, and runs the interpreter."""
+    res = harness(kernel=str(KERNELS.parents[2] / "templates" / "ops" / "softmax" / "v1_baseline.py"), op="softmax",
+                  device="cpu", shapes=[[8, 256]], edge_shapes=False, trials=1)
+    assert res["verdict"] == "PASS", res["message"]
+    judge = res["worker"]["pid"]
+    children = set()
+    for task in os.listdir(f"/proc/{judge}/task"):
+        with open(f"/proc/{judge}/task/{task}/children") as f:
+            children |= {int(c) for c in f.read().split()}
+    with open(f"/proc/{judge}/cmdline", "rb") as f:
+        judge_cmdline = f.read()
+
+    def fds(pid):
+        return {int(fd): os.readlink(f"/proc/{pid}/fd/{fd}") for fd in os.listdir(f"/proc/{pid}/fd")}
+    forks = [c for c in children if open(f"/proc/{c}/cmdline", "rb").read() == judge_cmdline]
+    templates = [c for c in forks if any(x.startswith("socket:") for x in fds(c).values())]
+    assert len(templates) == 1, {c: fds(c) for c in forks}
+    held = fds(templates[0])
+    assert set(held) - {0, 1, 2} and len(set(held) - {0, 1, 2}) == 1, held   # its socket alone
+    assert held[0] == "/dev/null", held
+    with open(f"/proc/{templates[0]}/environ", "rb") as f:
+        assert b"TRITON_INTERPRET=1" in f.read().split(b"\0")
 
 
 def test_honest_kernel_clock_readings_agree_with_the_judges():
