@@ -9,7 +9,6 @@ the reply is {"pid"} or {"error"}."""
 import json
 import os
 import socket
-import sys
 import time
 
 
@@ -77,10 +76,7 @@ def _become_kernel_process(sock, fds, req, device):
         sock.close()
         to_kernel_r, from_kernel_w = fds
         # Nothing of this template's descriptors but stdin/stdout/stderr and the two pipe ends stays open.
-        keep = sorted({0, 1, 2, to_kernel_r, from_kernel_w})
-        for lo, hi in zip([-1] + keep, keep + [os.sysconf("SC_OPEN_MAX")]):
-            if hi - lo > 1:
-                os.closerange(lo + 1, hi)
+        _close_all_but(to_kernel_r, from_kernel_w)
         # The middle process exits at once; until the judge has adopted this one (it is a subreaper), the
         # parent-death signal would follow the middle process.
         judge = int(req["judge"])
@@ -95,19 +91,16 @@ def _become_kernel_process(sock, fds, req, device):
         os._exit(6)
 
 
-def _keep_only(fd):
-    """Closes every descriptor of this fork of the judge but `fd` (its requests to the supervisor, its results
-    channel and the rest are the judge's); stdin reads /dev/null, stdout and stderr stay (the judge's stderr)."""
-    null = os.open(os.devnull, os.O_RDONLY)
-    os.dup2(null, 0)
-    keep = sorted({0, 1, 2, fd})
+def _close_all_but(*fds):
+    """Closes every descriptor of this process but stdin, stdout, stderr and `fds`."""
+    keep = sorted({0, 1, 2, *fds})
     for lo, hi in zip([-1] + keep, keep + [os.sysconf("SC_OPEN_MAX")]):
         if hi - lo > 1:
             os.closerange(lo + 1, hi)
 
 
 class Forked:
-    """The judge's handle on a kernel process forked by the template: the part of subprocess.Popen it uses."""
+    """The judge's handle on a forked process (the template, a kernel process): the part of subprocess.Popen it uses."""
 
     def __init__(self, pid):
         self.pid = pid
@@ -138,7 +131,7 @@ class Forked:
 
 
 class Template:
-    """The judge's side: spawns the template process and asks it for kernel processes."""
+    """The judge's side: forks the template process and asks it for kernel processes."""
 
     def __init__(self, device):
         from kgo_harness import procs
@@ -148,7 +141,9 @@ class Template:
         if pid == 0:
             try:
                 procs.unprofile()
-                _keep_only(theirs.fileno())
+                # None of the judge's descriptors (its requests, its results channel) stays; stdin reads nothing.
+                os.dup2(os.open(os.devnull, os.O_RDONLY), 0)
+                _close_all_but(theirs.fileno())
                 env = procs.device_env(device)
                 os.environ.clear()
                 os.environ.update(env)
