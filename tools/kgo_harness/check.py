@@ -289,12 +289,17 @@ class Flight:
             self.pending = None
 
 
+def announce(emit, req, index, shape, trial):
+    """Tells the supervisor that case `index` is under way: its case timeout runs from here."""
+    emit({"type": "case_start", "index": index, "label": f"shape={shape} trial={trial}",
+          "timeout_s": req["case_timeout_s"]})
+
+
 def launch(problem, kp, plan, index, tol, req, ahead, emit):
     """Begins case `index` of the plan: the kernel's process is sent it and its run; the judge makes its copy,
     the float64 reference and, with judge-made inputs, the next case ahead."""
     shape, trial, seed = plan[index]
-    emit({"type": "case_start", "index": index, "label": f"shape={shape} trial={trial}",
-          "timeout_s": req["case_timeout_s"]})
+    announce(emit, req, index, shape, trial)
     f = Flight(index, shape, trial, seed, tol)
     try:
         twice = req["determinism"] == "bitwise"
@@ -486,28 +491,28 @@ def run_cases(problem, kp, plan, tol, req, state, ahead, emit, cases):
             if following and case_bytes(flight.case) <= ahead.limit:
                 nxt.append(launch(problem, kp, plan, flight.index + 1, tol, req, ahead, emit))
 
+        def drop_next():
+            for n in nxt:
+                n.cancel()
+            nxt.clear()
+
         def rewind(f):
             if not nxt:
                 return    # nothing was begun after f: the kernel's process still holds it
-            for n in nxt:
-                n.cancel()
-            nxt.clear()   # begun again below: the kernel's process holds one case at a time
-            emit({"type": "case_start", "index": f.index, "label": f"shape={f.shape} trial={f.trial}",
-                  "timeout_s": req["case_timeout_s"]})
+            drop_next()   # begun again below: the kernel's process holds one case at a time
+            announce(emit, req, f.index, f.shape, f.trial)
             remake(problem, kp, f)
 
         try:
             rep = land(problem, kp, flight, req, state, then, rewind)
         except BaseException:
-            for n in nxt:
-                n.cancel()
+            drop_next()
             raise
         release_cached(problem.device)
         cases.append(rep)
         emit({"type": "case_done", "index": flight.index, "case": rep})
         if rep["status"] == "INVALID_REFERENCE":
-            for n in nxt:
-                n.cancel()
+            drop_next()
             return
         flight = nxt[0] if nxt else launch(problem, kp, plan, flight.index + 1, tol, req, ahead, emit) \
             if following else None
