@@ -380,6 +380,9 @@ def limit_gpu_memory(limit_mb):
 def main(fd_in, fd_out, folder, device):
     from kgo_harness import procs
     procs.die_with_parent()
+    # A session of its own: whatever the kernel starts and leaves behind when this process dies (a crash, a
+    # timeout's kill) is then a stray the judge ends (remote.Pool.discard), whether it called setsid or not.
+    os.setsid()
     out = os.fdopen(fd_out, "w", buffering=1)
     inp = os.fdopen(fd_in, "r")
     os.dup2(2, 1)

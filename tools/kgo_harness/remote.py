@@ -307,8 +307,9 @@ class Pool:
         return cur.helper
 
     def discard(self):
-        """Ends the kernel's process and everything it started, also what escaped into a session of its own
-        (this process is their subreaper); the spare's tree and this process's own helpers are left alone."""
+        """Ends the kernel's process and everything it started: each kernel process leads a session of its own,
+        so what it left behind (this process, their subreaper, adopted it) is in another session than this
+        one's; the spare's tree and this process's own helpers are left alone."""
         if self.current is None:
             return
         self.current.close()

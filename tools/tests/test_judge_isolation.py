@@ -379,6 +379,24 @@ def test_default_gpu_cap_is_half_the_device(harness):
     assert "the default 50% of the device's memory" in res["message"] and "--memory-limit" in res["message"]
 
 
+def test_a_timed_out_kernels_children_end_with_it_while_the_judge_serves_on(harness, tmp_path):
+    """After a timeout only the kernel's process is killed (the judge serves on): its children, in its session and
+    in a session of their own, must not outlive it."""
+    shutil.copy(kernel("hack_hang_escape.py"), tmp_path / "kernel.py")
+    res = harness(kernel=str(tmp_path / "kernel.py"), op="softmax", device="cpu", shapes=[[8, 256]],
+                  edge_shapes=False, trials=1, case_timeout_s=3)
+    assert res["verdict"] == "TIMEOUT_FAIL", res["message"]
+    after = check(harness, "hack_precision.py")
+    assert after["worker"]["warm"] is True, after["worker"]
+    for pid in map(int, (tmp_path / "children.pid").read_text().split()):
+        for _ in range(50):
+            if not os.path.exists(f"/proc/{pid}") or open(f"/proc/{pid}/stat").read().split()[2] == "Z":
+                break
+            time.sleep(0.1)
+        else:
+            pytest.fail(f"the timed-out kernel's child {pid} outlived it")
+
+
 def test_escaped_grandchild_is_killed(harness, tmp_path):
     shutil.copy(kernel("hack_escape.py"), tmp_path / "kernel.py")
     res = check(harness, "x", kernel=str(tmp_path / "kernel.py"))
