@@ -167,18 +167,19 @@ def _logged(src, line, who, log, sleep=0.0):
 
 def test_the_judge_makes_the_next_case_while_the_kernel_runs(harness, tmp_path):
     """KernelBench inputs and references are made by the judge: the next case's while the kernel's process runs
-    the current one (check.Ahead). Without the overlap no reference call starts during a kernel call."""
+    the current one (check.Ahead). Without the overlap no reference call runs during a kernel call. (The
+    reference takes 20 ms here, so that a busy machine delaying the kernel's start cannot hide the overlap.)"""
     log = tmp_path / "calls.log"
     problem, model = tmp_path / "problem.py", tmp_path / "model_new.py"
     problem.write_text(_logged(FORMATS / "kernelbench" / "problem.py", "        return torch.softmax(x, dim=-1)",
-                               "ref", log))
+                               "ref", log, sleep=0.02))
     model.write_text(_logged(FORMATS / "kernelbench" / "model_new.py", "        x = x.contiguous()", "kernel", log,
                              sleep=0.05))
     res = harness(kernel=str(model), reference=str(problem), device="cpu", trials=3, delegation=False)
     assert res["verdict"] == "PASS", res["message"]
     kernel_calls, ref_calls = _intervals(log, "kernel"), _intervals(log, "ref")
     assert len(ref_calls) >= 3 and len(kernel_calls) >= 3
-    overlapping = [r for r in ref_calls if any(k0 < r[0] < k1 for k0, k1 in kernel_calls)]
+    overlapping = [r for r in ref_calls if any(k0 < r[1] and r[0] < k1 for k0, k1 in kernel_calls)]
     assert overlapping, (ref_calls, kernel_calls)
 
 
