@@ -149,20 +149,36 @@ def kgo():
     return run_kgo
 
 
-@pytest.fixture
-def kernel_file(tmp_path):
-    path = tmp_path / "src" / "kernel.py"
+def make_kernel_file(folder):
+    path = folder / "src" / "kernel.py"
     path.parent.mkdir()
     path.write_text((SOURCE_DIR / "examples" / "softmax" / "kernel.py").read_text())
     return path
 
 
-@pytest.fixture
-def workspace(tmp_path, kernel_file):
-    """A fresh workspace made by `kgo init` on the example softmax kernel (H100, embedded wiki)."""
-    parent = tmp_path / "ws"
+def make_workspace(folder, kernel_file):
+    """A fresh workspace in `folder`/ws made by `kgo init` on `kernel_file` (softmax, H100, embedded wiki)."""
+    parent = folder / "ws"
     parent.mkdir()
     r = run_kgo("init", "softmax", kernel_file, "--platform", "H100", "--dir", parent,
                 "--shape", "4096x4096", "--reference", SOURCE_DIR / "templates" / "ops" / "softmax" / "ref.py")
     assert r.rc == 0, r.err
     return parent / "kernel_opt_softmax"
+
+
+@pytest.fixture
+def kernel_file(tmp_path):
+    return make_kernel_file(tmp_path)
+
+
+@pytest.fixture
+def workspace(tmp_path, kernel_file):
+    """A fresh workspace made by `kgo init` on the example softmax kernel (H100, embedded wiki)."""
+    return make_workspace(tmp_path, kernel_file)
+
+
+def pytest_sessionfinish(session, exitstatus):
+    """The interpreter's teardown walks every object left (torch's modules where a test imported it: about
+    0.5 s of CPU); frozen, they are skipped (procs.freeze_heap)."""
+    import gc
+    gc.freeze()

@@ -14,7 +14,7 @@ import time
 
 import pytest
 
-from conftest import KGO_BIN, SOURCE_DIR, git, run_kgo
+from conftest import KGO_BIN, SOURCE_DIR, git, make_kernel_file, make_workspace, run_kgo
 from iteration_helpers import accepted_v0, fsck_clean, kgo_ok, pending, records_valid
 
 # A fixed clock makes commit ids reproducible, so "after" can be compared byte for byte.
@@ -141,9 +141,12 @@ def check_consistent(ws, before, after, where):
     return outcome
 
 
-@pytest.fixture(params=sorted(OPERATIONS))
-def operation(request, workspace, tmp_path):
-    """(name, template workspace in the state before, args, before, after, seconds a normal run takes)."""
+@pytest.fixture(scope="module", params=sorted(OPERATIONS))
+def operation(request, tmp_path_factory):
+    """(name, template workspace in the state before, args, before, after, seconds a normal run takes); made once
+    per operation for the tests below, which work on copies of the template and never change it."""
+    tmp_path = tmp_path_factory.mktemp(request.param)
+    workspace = make_workspace(tmp_path, make_kernel_file(tmp_path))
     args = OPERATIONS[request.param](workspace)
     before = snapshot(workspace)
     reference = tmp_path / "reference"

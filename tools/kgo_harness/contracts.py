@@ -9,7 +9,7 @@ import sys
 
 import torch
 
-from kgo_harness import cpu_honesty, cuda_contract, ops
+from kgo_harness import cpu_honesty, cuda_contract, interpret, ops
 from kgo_harness.protocol import parse_value
 
 
@@ -149,6 +149,7 @@ class Problem:
         self.adapter = formats.ADAPTERS.get(self.contract)
         if self.device == "cpu":
             cpu_honesty.install()
+            interpret.install()
         self.module = None
         if self.adapter is not None:
             self.adapter.load(self)  # each adapter loads only its role's side (formats.py)

@@ -37,6 +37,16 @@ def is_subreaper():
     return _prctl(PR_GET_CHILD_SUBREAPER, ctypes.byref(flag)) and flag.value == 1
 
 
+def freeze_heap():
+    """Moves every object alive now (torch's and the harness's modules: about a million) out of the garbage
+    collector's view, once a process has made its imports: later collections then walk only what requests
+    make. Frozen objects are never freed, which suits modules that live as long as the process. Only the
+    judge does this: in a kernel's process it would hide objects from gc.get_objects(), which the attack
+    tests use to reach the guard, so they would pass without testing it."""
+    import gc
+    gc.freeze()
+
+
 def _children_map():
     kids = {}
     for entry in os.listdir("/proc"):

@@ -64,6 +64,7 @@ def main(fd, device):
         # 2 s of CPU each) and before any request, so it holds nothing of one.
         POOL = remote.Pool(device, keep_spare=spare)
     prepare(device)
+    procs.freeze_heap()
     try:
         POOL.wait_ready()  # within the worker's start limit, not the request's
     except Exception as e:

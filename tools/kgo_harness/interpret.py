@@ -1,0 +1,55 @@
+"""Triton's CPU interpreter (TRITON_INTERPRET=1, `--device cpu`) without its repeated module scan.
+
+The interpreter swaps the builtins of triton.language for interpreted ones before it runs a kernel, and again on
+every call of a @triton.jit function from inside one (tl.sum's and tl.max's combine functions, a kernel's own
+helpers). Each swap lists every member of each module with `inspect.getmembers` to find the builtins: on the
+example softmax that scan was half of the interpreted kernel's time. `install()` (in the kernel's process,
+before any kernel is imported) keeps, per module or class, the names that have held a builtin, so a swap visits
+only those; it patches exactly what the full scan would."""
+import inspect
+
+_names = {}       # id(module or class) -> sorted names whose member was a builtin at some scan
+_seen = {}        # id(...) -> the sets of its own attribute names at its full scans
+_installed = False
+
+
+def builtin_names(pkg, is_builtin):
+    """The names of `pkg`'s members that are (or were, at an earlier scan) builtins. A full scan runs the first
+    time and whenever `pkg`'s own attribute names are a set seen at no scan before (a swap of an inherited
+    member adds one, its restore removes it: two sets alternate); the names only grow, so a name that a swap
+    has replaced at the moment of a scan is still visited once it is restored."""
+    key = id(pkg)
+    own = vars(pkg).keys()
+    seen = _seen.setdefault(key, [])
+    if not any(own == names for names in seen):
+        seen.append(frozenset(own))
+        found = set(_names.get(key, ()))
+        found.update(name for name, member in inspect.getmembers(pkg) if is_builtin(member))
+        _names[key] = tuple(sorted(found))
+    return _names[key]
+
+
+def install():
+    """Replaces the interpreter's scan where this Triton has the shape it was written for; False where not (the
+    interpreter then runs as shipped)."""
+    global _installed
+    if _installed:
+        return True
+    try:
+        import triton.runtime.interpreter as it
+        from triton.language import core
+    except Exception:
+        return False
+    if not (callable(getattr(it, "_patch_builtin", None)) and callable(getattr(it, "_patch_attr", None))
+            and callable(getattr(core, "is_builtin", None))):
+        return False
+
+    def _patch_builtin(pkg, builder, scope):
+        for name in builtin_names(pkg, core.is_builtin):
+            member = getattr(pkg, name, None)
+            if core.is_builtin(member):
+                it._patch_attr(pkg, name, member, builder, scope)
+
+    it._patch_builtin = _patch_builtin
+    _installed = True
+    return True

@@ -1,0 +1,90 @@
+"""interpret.install: Triton's interpreter swaps the same attributes and computes the same outputs as shipped, but
+lists the language's members once per module instead of on every @triton.jit call inside a kernel."""
+# ctest-cost: 12
+import json
+import os
+import subprocess
+import sys
+import types
+
+from conftest import TOOLS
+from kgo_harness import interpret
+
+# Runs a reduction kernel (tl.sum and tl.max call @triton.jit combine functions: device calls) `launches` times
+# under the interpreter and prints what every swap changed, how often the members were listed, and the output.
+PROBE = r"""
+import inspect, json, sys
+import torch, triton, triton.language as tl
+import triton.runtime.interpreter as it
+from kgo_harness import interpret
+if sys.argv[1] == "installed":
+    assert interpret.install()
+launches = int(sys.argv[2])
+scans, swaps = [0], []
+listing = inspect.getmembers
+def counted(obj, *a):
+    scans[0] += 1
+    return listing(obj, *a)
+inspect.getmembers = counted
+original_patch_lang = it._patch_lang
+def recorded(fn):
+    scope = original_patch_lang(fn)
+    swaps.append(sorted(f"{getattr(o, '__name__', type(o).__name__)}.{n}" for o, n, _ in scope._changes))
+    return scope
+it._patch_lang = recorded
+
+@triton.jit
+def rows(x_ptr, y_ptr, n: tl.constexpr):
+    r = tl.program_id(0)
+    x = tl.load(x_ptr + r * n + tl.arange(0, n))
+    y = tl.exp(x - tl.max(x, axis=0))
+    tl.store(y_ptr + r * n + tl.arange(0, n), y / tl.sum(y, axis=0))
+
+torch.manual_seed(0)
+x = torch.randn(6, 32)
+for _ in range(launches):
+    y = torch.empty_like(x)
+    rows[(6,)](x, y, 32)
+print(json.dumps({"scans": scans[0], "swaps": swaps, "y": y.flatten().tolist()}))
+"""
+
+
+def probe(mode, launches):
+    env = dict(os.environ, TRITON_INTERPRET="1", PYTHONPATH=str(TOOLS))
+    out = subprocess.run([sys.executable, "-c", PROBE, mode, str(launches)], capture_output=True, text=True,
+                         env=env, timeout=300)
+    assert out.returncode == 0, out.stderr[-3000:]
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def test_the_swaps_and_the_outputs_are_the_shipped_interpreters():
+    shipped, installed = probe("shipped", 2), probe("installed", 2)
+    assert installed["swaps"] == shipped["swaps"]          # every swap changed the same attributes, in order
+    assert len(shipped["swaps"]) > 2 * 2                     # device calls swapped too, not only the launches
+    assert installed["y"] == shipped["y"]                    # bitwise
+
+
+def test_the_members_are_listed_once_per_module_not_once_per_call():
+    # Shipped (Triton 3.9, 6 rows): 73 listings for one launch, 149 for two, 377 for five. Installed: 7, then 8
+    # once the attributes a swap leaves behind (a combine function's) have been seen, and no more after that.
+    shipped_2, shipped_5 = probe("shipped", 2)["scans"], probe("shipped", 5)["scans"]
+    installed_2, installed_5 = probe("installed", 2)["scans"], probe("installed", 5)["scans"]
+    assert shipped_5 > shipped_2 >= 2 * 6 * 2                # shipped: a listing per swap, per row and reduction
+    assert installed_5 == installed_2 <= 10                  # installed: a few modules and classes, a state each
+
+
+def test_a_name_seen_once_is_kept_and_a_changed_module_is_listed_again():
+    def builtin(f):
+        f.is_builtin = True
+        return f
+
+    def is_builtin(member):
+        return getattr(member, "is_builtin", False)
+    pkg = types.SimpleNamespace(load=builtin(lambda: 0), store=builtin(lambda: 0), helper=lambda: 0)
+    assert interpret.builtin_names(pkg, is_builtin) == ("load", "store")
+    pkg.load = lambda: 1                                     # swapped: same size, no new listing; still visited
+    assert interpret.builtin_names(pkg, is_builtin) == ("load", "store")
+    del pkg.helper                                           # names never seen together: listed again
+    assert interpret.builtin_names(pkg, is_builtin) == ("load", "store")
+    pkg.where = builtin(lambda: 0)                           # a new attribute: listed again, the union kept
+    assert interpret.builtin_names(pkg, is_builtin) == ("load", "store", "where")
