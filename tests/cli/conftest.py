@@ -48,19 +48,22 @@ HARNESS_COMMANDS = {"check", "bench", "baseline", "ops"}
 
 
 class _WarmHarness:
-    """One warm harness per test session, private to it (its own XDG_RUNTIME_DIR), started on first use.
-    A test gets it only when it passes no `env` of its own (the daemon would not see that environment)
+    """One warm harness per test session: CTest's suite-wide one where it runs (KGO_TEST_SUITE_RUNTIME), else
+    one private to the session (its own XDG_RUNTIME_DIR), started on first use. A test gets it only when it passes no `env` of its own (the daemon would not see that environment)
     and is not marked `cold_harness` (it needs a fresh Python process); KGO_TEST_COLD=1 turns it off."""
 
     def __init__(self):
         self.runtime = None      # the private XDG_RUNTIME_DIR, once started
         self.enabled = True      # off inside a test marked cold_harness
         self.failed = None
+        self.shared = False      # the suite's harness (CTest starts and stops it), not this session's
 
     def env(self, args):
         if (not self.enabled or not args or str(args[0]) not in HARNESS_COMMANDS or self.failed
                 or os.environ.get("KGO_TEST_COLD") == "1"):  # bench/suite_time.sh's cold side
             return None
+        if self.runtime is None and self._suite_harness():
+            self.runtime, self.shared = pathlib.Path(os.environ["KGO_TEST_SUITE_RUNTIME"]), True
         if self.runtime is None:
             # A short path: Unix socket paths are limited to about 100 bytes.
             runtime = pathlib.Path(tempfile.mkdtemp(prefix="kgo-rt-", dir="/tmp"))
@@ -73,8 +76,18 @@ class _WarmHarness:
             self.runtime = runtime
         return {"XDG_RUNTIME_DIR": str(self.runtime), "KGO_HARNESS_DAEMON": "1"}
 
+    @staticmethod
+    def _suite_harness():
+        """Whether CTest's suite-wide warm harness (tests/CMakeLists.txt) is running for this test file."""
+        runtime = os.environ.get("KGO_TEST_SUITE_RUNTIME")
+        if not runtime:
+            return False
+        r = _run(["harness", "status", "--json"], None, {"XDG_RUNTIME_DIR": runtime, "KGO_HARNESS_DAEMON": "1"},
+                 60, None)
+        return r.returncode == 0 and json.loads(r.stdout).get("running") is True
+
     def stop(self):
-        if self.runtime is not None:
+        if self.runtime is not None and not self.shared:
             _run(["harness", "stop", "--grace", "5"], None,
                  {"XDG_RUNTIME_DIR": str(self.runtime), "KGO_HARNESS_DAEMON": "1"}, 60, None)
             shutil.rmtree(self.runtime, ignore_errors=True)

@@ -1,17 +1,20 @@
 """interpret.install: Triton's interpreter swaps the same attributes and computes the same outputs as shipped, but
 lists the language's members once per module instead of on every @triton.jit call inside a kernel."""
-# ctest-cost: 12
+# ctest-cost: 6
 import json
 import os
 import subprocess
 import sys
 import types
 
+import pytest
+
 from conftest import TOOLS
 from kgo_harness import interpret
 
 # Runs a reduction kernel (tl.sum and tl.max call @triton.jit combine functions: device calls) `launches` times
-# under the interpreter and prints what every swap changed, how often the members were listed, and the output.
+# under the interpreter and prints what every swap changed, how often the members had been listed after each
+# launch, and the output.
 PROBE = r"""
 import inspect, json, sys
 import torch, triton, triton.language as tl
@@ -42,11 +45,21 @@ def rows(x_ptr, y_ptr, n: tl.constexpr):
 
 torch.manual_seed(0)
 x = torch.randn(6, 32)
+after = []
 for _ in range(launches):
     y = torch.empty_like(x)
     rows[(6,)](x, y, 32)
-print(json.dumps({"scans": scans[0], "swaps": swaps, "y": y.flatten().tolist()}))
+    after.append(scans[0])
+print(json.dumps({"scans": after, "swaps": swaps, "y": y.flatten().tolist()}))
 """
+
+
+LAUNCHES = 5
+
+
+@pytest.fixture(scope="module")
+def runs():
+    return {mode: probe(mode, LAUNCHES) for mode in ("shipped", "installed")}
 
 
 def probe(mode, launches):
@@ -57,20 +70,19 @@ def probe(mode, launches):
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 
-def test_the_swaps_and_the_outputs_are_the_shipped_interpreters():
-    shipped, installed = probe("shipped", 2), probe("installed", 2)
+def test_the_swaps_and_the_outputs_are_the_shipped_interpreters(runs):
+    shipped, installed = runs["shipped"], runs["installed"]
     assert installed["swaps"] == shipped["swaps"]          # every swap changed the same attributes, in order
-    assert len(shipped["swaps"]) > 2 * 2                     # device calls swapped too, not only the launches
+    assert len(shipped["swaps"]) > 2 * LAUNCHES              # device calls swapped too, not only the launches
     assert installed["y"] == shipped["y"]                    # bitwise
 
 
-def test_the_members_are_listed_once_per_module_not_once_per_call():
-    # Shipped (Triton 3.9, 6 rows): 73 listings for one launch, 149 for two, 377 for five. Installed: 7, then 8
-    # once the attributes a swap leaves behind (a combine function's) have been seen, and no more after that.
-    shipped_2, shipped_5 = probe("shipped", 2)["scans"], probe("shipped", 5)["scans"]
-    installed_2, installed_5 = probe("installed", 2)["scans"], probe("installed", 5)["scans"]
-    assert shipped_5 > shipped_2 >= 2 * 6 * 2                # shipped: a listing per swap, per row and reduction
-    assert installed_5 == installed_2 <= 10                  # installed: a few modules and classes, a state each
+def test_the_members_are_listed_once_per_module_not_once_per_call(runs):
+    # Shipped (Triton 3.9, 6 rows): 73 listings after one launch, 149 after two, 377 after five. Installed: 7,
+    # then 8 once the attributes a swap leaves behind (a combine function's) have been seen, and no more.
+    shipped, installed = runs["shipped"]["scans"], runs["installed"]["scans"]
+    assert shipped[4] > shipped[1] >= 2 * 6 * 2              # shipped: a listing per swap, per row and reduction
+    assert installed[4] == installed[1] <= 10                # installed: a few modules and classes, a state each
 
 
 def test_a_name_seen_once_is_kept_and_a_changed_module_is_listed_again():
