@@ -131,7 +131,7 @@ def profiled(main):
         return main
     import cProfile
 
-    def run(*args):
+    def run(*args, **kwargs):
         prof = cProfile.Profile()
         _PROFILE.update(prof=prof, path=path, served=0)
         real_exit = os._exit
@@ -147,7 +147,7 @@ def profiled(main):
         os._exit = dump_and_exit
         _PROFILE["real_exit"] = real_exit
         prof.enable()
-        main(*args)
+        main(*args, **kwargs)
     return run
 
 

@@ -26,13 +26,14 @@ def log(text):
 
 
 class Worker:
-    def __init__(self, device):
+    def __init__(self, device, kernels=True):
         self.device = device
         read_fd, write_fd = os.pipe()
         env = procs.device_env(device)
         env["PYTHONUNBUFFERED"] = "1"
         self.started = time.perf_counter()
-        self.proc = subprocess.Popen([sys.executable, str(ENTRY), "__worker__", str(write_fd), device],
+        self.proc = subprocess.Popen([sys.executable, str(ENTRY), "__worker__", str(write_fd), device,
+                                      *([] if kernels else ["judge-only"])],
                                      stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
                                      pass_fds=(write_fd,), start_new_session=True, env=env, text=True)
         os.close(write_fd)
@@ -107,9 +108,11 @@ class Worker:
 
 
 class Session:
-    """Holds the (warm) worker across requests."""
+    """Holds the (warm) worker across requests; without `kernels` (one request that runs no kernel) the worker
+    starts no kernel process."""
 
-    def __init__(self):
+    def __init__(self, kernels=True):
+        self.kernels = kernels
         self.worker = None
         self.restarts = 0
         self.served = 0
@@ -120,7 +123,7 @@ class Session:
             if self.worker is not None:
                 self.worker.close()
                 self.restarts += 1 if self.served else 0
-            self.worker = Worker(device)
+            self.worker = Worker(device, self.kernels)
             msg = self.worker.next(deadline)
             if not isinstance(msg, dict) or msg.get("type") != "ready":
                 detail = msg.get("message") if isinstance(msg, dict) else (
@@ -299,7 +302,7 @@ def one_shot(command, text):
         req = protocol.normalize(read_request(text), command)
     except protocol.RequestError as e:
         return protocol.error_result(command, str(e)), 2
-    session = Session()
+    session = Session(kernels=req["command"] in protocol.NEEDS_KERNEL)
     try:
         return run_request(req, session), 0
     finally:

@@ -40,7 +40,9 @@ class Channel:
 POOL = None
 
 
-def main(fd, device):
+def main(fd, device, kernels=True):
+    """Serves requests from stdin. Without `kernels` (a one-shot request that runs no kernel: env, catalog) no
+    kernel process or template is started, which would import torch a second time for nothing."""
     global POOL
     from kgo_harness import procs, remote
     procs.die_with_parent()
@@ -50,8 +52,8 @@ def main(fd, device):
     sys.stdout = sys.stderr
     start = time.perf_counter()
     spare = os.environ.get("KGO_HARNESS_SPARE") == "1"
-    forked = remote.template_wanted(device)
-    if not forked:
+    forked = kernels and remote.template_wanted(device)
+    if kernels and not forked:
         POOL = remote.Pool(device, keep_spare=spare)   # the kernel's process imports torch while this one does
     try:
         import torch  # noqa: F401
@@ -66,7 +68,8 @@ def main(fd, device):
     prepare(device)
     procs.freeze_heap()
     try:
-        POOL.wait_ready()  # within the worker's start limit, not the request's
+        if POOL is not None:
+            POOL.wait_ready()  # within the worker's start limit, not the request's
     except Exception as e:
         emit({"type": "fatal", "message": f"the kernel's process could not start: {e}"})
         os._exit(4)
@@ -86,15 +89,20 @@ def main(fd, device):
             if c.judge_ok:
                 POOL.discard()
                 continue
-            POOL.close()
+            _close_pool()
             os._exit(3)
         except Exception as e:
             result = {"verdict": "ERROR", "message": f"harness error: {type(e).__name__}: {e}",
                       "error": traceback.format_exc()[-3000:]}
         emit({"type": "result", "result": result})
         procs.profile_checkpoint()
-    POOL.close()
+    _close_pool()
     os._exit(0)
+
+
+def _close_pool():
+    if POOL is not None:
+        POOL.close()
 
 
 def prepare(device):
@@ -143,6 +151,8 @@ def handle(req, emit):
         return {"verdict": "ERROR", "message": "no CUDA device is visible to torch; run on a GPU machine or pass "
                                                "--device cpu for the interpreter (correctness only)",
                 "error": "no GPU"}
+    if POOL is None:
+        raise RuntimeError(f"this judge was started for a request that runs no kernel, not for '{cmd}'")
     res = {"environment": envinfo.environment(device)}
     srcs = remote.sources(req)
     remote.SECONDS.clear()

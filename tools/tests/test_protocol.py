@@ -3,6 +3,8 @@ and the warm worker of `serve`."""
 # ctest-cost: 15
 import json
 
+import pytest
+
 from conftest import SCHEMAS, TEMPLATES, kernel, run_cli, validate
 
 
@@ -47,6 +49,37 @@ def test_env_and_catalog(harness):
     assert {"softmax", "layer_norm", "gelu", "add"} <= names
     ln = next(op for op in cat["ops"] if op["name"] == "layer_norm")
     assert ln["entry"] == "triton_layer_norm" and "aliases" not in ln  # aliases live in kgo's catalog
+
+
+# Logs each process that imports torch (on PYTHONPATH as sitecustomize): its command line, one line each.
+TORCH_IMPORTS = """
+import os, sys, importlib.abc
+class Probe(importlib.abc.MetaPathFinder):
+    def find_spec(self, name, path=None, target=None):
+        if name == "torch":
+            sys.meta_path.remove(self)
+            with open(os.environ["KGO_TEST_TORCH_LOG"], "a") as f:
+                f.write(" ".join(sys.argv[1:3]) + "\\n")
+sys.meta_path.insert(0, Probe())
+"""
+
+
+@pytest.mark.parametrize("command", ["catalog", "env"])
+def test_a_one_shot_request_that_runs_no_kernel_starts_no_kernel_process(command, tmp_path, monkeypatch):
+    """env and catalog are answered by the judge alone: one torch import, not a second one in a kernel process
+    (exec'd for the GPU, where no template is forked)."""
+    (tmp_path / "sitecustomize.py").write_text(TORCH_IMPORTS)
+    log = tmp_path / "imports.log"
+    monkeypatch.setenv("PYTHONPATH", str(tmp_path))
+    monkeypatch.setenv("KGO_TEST_TORCH_LOG", str(log))
+    rc, res, err = run_cli(command, {"command": command, "device": "cuda"})
+    assert rc == 0 and res["verdict"] in ("PASS", "FAIL"), err
+    assert log.read_text().splitlines() == ["__worker__ 4"], log.read_text()
+    # The probe sees a kernel process where one is started: a check's judge starts one (exec'd for the GPU).
+    log.unlink()
+    run_cli("check", {"command": "check", "kernel": str(TEMPLATES / "add" / "v1_baseline.py"), "op": "add",
+                      "device": "cuda"})
+    assert [line.split()[0] for line in log.read_text().splitlines()] == ["__worker__", "__kernel__"]
 
 
 def test_run_once_reports_launches(harness):
