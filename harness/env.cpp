@@ -37,7 +37,9 @@ try:
     r["triton"] = triton.__version__
 except Exception as e:
     r["triton_error"] = type(e).__name__ + ": " + str(e)
-print(json.dumps(r))
+print(json.dumps(r), flush=True)
+import os
+os._exit(0)  # not the interpreter's teardown of torch's modules: about 0.5 s of CPU
 )PY";
 
 std::string first_line_matching(const std::string& text, const std::string& needle) {
