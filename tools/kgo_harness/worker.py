@@ -55,6 +55,7 @@ def main(fd, device, kernels=True):
     forked = kernels and remote.template_wanted(device)
     if kernels and not forked:
         POOL = remote.Pool(device, keep_spare=spare)   # the kernel's process imports torch while this one does
+    procs.collect_later()
     try:
         import torch  # noqa: F401
     except Exception as e:

@@ -235,6 +235,17 @@ def test_the_template_is_a_fork_of_the_judge_holding_none_of_its_descriptors(har
         assert b"TRITON_INTERPRET=1" in f.read().split(b"\0")
 
 
+def test_the_kernels_process_collects_garbage(harness, tmp_path):
+    """The judge imports torch with the garbage collector off (procs.collect_later); the template that kernel
+    processes are forked from turns it back on, so a kernel's reference cycles are freed."""
+    probe = tmp_path / "gc_probe.py"
+    probe.write_text("import gc, pathlib\npathlib.Path(__file__).with_suffix('.gc').write_text(repr(gc.isenabled()))\n"
+                     + (KERNELS.parents[2] / "templates" / "ops" / "softmax" / "v1_baseline.py").read_text())
+    res = harness(kernel=str(probe), op="softmax", device="cpu", shapes=[[8, 256]], edge_shapes=False, trials=1)
+    assert res["verdict"] == "PASS", res["message"]
+    assert (tmp_path / "gc_probe.gc").read_text() == "True"
+
+
 def test_honest_kernel_clock_readings_agree_with_the_judges():
     from kgo_harness import guard
     before = guard.clock_stamp()

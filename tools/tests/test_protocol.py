@@ -3,8 +3,6 @@ and the warm worker of `serve`."""
 # ctest-cost: 15
 import json
 
-import pytest
-
 from conftest import SCHEMAS, TEMPLATES, kernel, run_cli, validate
 
 
@@ -64,17 +62,17 @@ sys.meta_path.insert(0, Probe())
 """
 
 
-@pytest.mark.parametrize("command", ["catalog", "env"])
-def test_a_one_shot_request_that_runs_no_kernel_starts_no_kernel_process(command, tmp_path, monkeypatch):
-    """env and catalog are answered by the judge alone: one torch import, not a second one in a kernel process
-    (exec'd for the GPU, where no template is forked)."""
+def test_a_one_shot_request_that_runs_no_kernel_starts_no_kernel_process(tmp_path, monkeypatch):
+    """env and catalog are answered by the judge alone: one torch import each, not a second one in a kernel
+    process (exec'd for the GPU, where no template is forked)."""
     (tmp_path / "sitecustomize.py").write_text(TORCH_IMPORTS)
     log = tmp_path / "imports.log"
     monkeypatch.setenv("PYTHONPATH", str(tmp_path))
     monkeypatch.setenv("KGO_TEST_TORCH_LOG", str(log))
-    rc, res, err = run_cli(command, {"command": command, "device": "cuda"})
-    assert rc == 0 and res["verdict"] in ("PASS", "FAIL"), err
-    assert log.read_text().splitlines() == ["__worker__ 4"], log.read_text()
+    for command in ("catalog", "env"):
+        rc, res, err = run_cli(command, {"command": command, "device": "cuda"})
+        assert rc == 0 and res["verdict"] in ("PASS", "FAIL"), err
+    assert log.read_text().splitlines() == ["__worker__ 4"] * 2, log.read_text()
     # The probe sees a kernel process where one is started: a check's judge starts one (exec'd for the GPU).
     log.unlink()
     run_cli("check", {"command": "check", "kernel": str(TEMPLATES / "add" / "v1_baseline.py"), "op": "add",
