@@ -46,8 +46,12 @@ def collect_later():
 
 
 def collect_now():
+    """The collector back on, after one full collection: what was imported with it off is all in the youngest
+    generation, and each process forked from here would otherwise walk it (and copy its pages) at its first
+    collection."""
     import gc
     gc.enable()
+    gc.collect()
 
 
 def freeze_heap():
