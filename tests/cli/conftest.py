@@ -188,10 +188,3 @@ def kernel_file(tmp_path):
 def workspace(tmp_path, kernel_file):
     """A fresh workspace made by `kgo init` on the example softmax kernel (H100, embedded wiki)."""
     return make_workspace(tmp_path, kernel_file)
-
-
-def pytest_sessionfinish(session, exitstatus):
-    """The interpreter's teardown walks every object left (torch's modules where a test imported it: about
-    0.5 s of CPU); frozen, they are skipped (procs.freeze_heap)."""
-    import gc
-    gc.freeze()

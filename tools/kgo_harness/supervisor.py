@@ -276,10 +276,10 @@ def run_request(req, session):
 
 
 def _isolated(req, session, deadline, res):
-    """isolate=case: every case in a fresh worker; a last worker runs delegation and the verdict."""
+    """isolate=case: every case in a fresh kernel process (the judge discards its last one); a last one runs
+    delegation and the verdict. The judge is restarted only where it died (a CUDA error)."""
     cases = []
     while True:
-        session.close()
         started = time.perf_counter()
         worker, _ = session.get(req.get("device", "cuda"), started + WORKER_START_TIMEOUT_S)
         deadline += time.perf_counter() - started  # a worker's start has its own limit

@@ -93,10 +93,3 @@ def kernel(name):
 
 # Small shapes keep the CPU interpreter fast; the edge shapes (1, 17, 4097) are added by the harness.
 SMALL = [[8, 256]]
-
-
-def pytest_sessionfinish(session, exitstatus):
-    """The interpreter's teardown walks every object left (torch's modules where a test imported it: about
-    0.5 s of CPU); frozen, they are skipped (procs.freeze_heap)."""
-    import gc
-    gc.freeze()

@@ -1,6 +1,8 @@
 """`check`: the example variants pass, the seed contract works with ref.py tolerance overrides, crashes and
-hangs become verdicts, the edge shapes are always tried, and isolate=case gives every case a fresh worker."""
+hangs become verdicts, the edge shapes are always tried, and isolate=case gives every case a fresh kernel process."""
 # ctest-cost: 48
+import pathlib
+
 import pytest
 
 from conftest import DEVICES, KERNELS, SMALL, TEMPLATES, kernel
@@ -132,11 +134,30 @@ def test_a_hang_in_the_case_begun_while_another_is_judged_is_that_cases_timeout(
     assert [c["status"] for c in res["cases"]] == ["PASS", "TIMEOUT_FAIL"], res["cases"]
 
 
-def test_isolate_case(harness):
-    res = harness(kernel=str(TEMPLATES / "gelu" / "v1_baseline.py"), op="gelu", device="cpu", trials=1,
-                  shapes=SMALL, edge_shapes=False, isolate="case")
-    assert res["verdict"] == "PASS" and len(res["cases"]) == 1
+def test_isolate_case(harness, tmp_path):
+    """isolate=case: each case runs in a kernel process of its own (a probe kernel logs the pid of each call);
+    the judge stays."""
+    probe = tmp_path / "gelu_pids.py"
+    probe.write_text((TEMPLATES / "gelu" / "v1_baseline.py").read_text() + """
+import os as _os
+_inner = triton_gelu
+
+
+def triton_gelu(*args, **kwargs):
+    with open(__file__ + ".pids", "a") as f:
+        f.write(f"{_os.getpid()}\\n")
+    return _inner(*args, **kwargs)
+""")
+    judge = harness(kernel=str(TEMPLATES / "gelu" / "v1_baseline.py"), op="gelu", device="cpu", trials=1,
+                    shapes=SMALL, edge_shapes=False)["worker"]["pid"]
+    res = harness(kernel=str(probe), op="gelu", device="cpu", trials=1, shapes=SMALL + [[4, 64]],
+                  edge_shapes=False, isolate="case")
+    assert res["verdict"] == "PASS" and len(res["cases"]) == 2
     assert res["delegation"]["checked"] is True
+    pids = pathlib.Path(f"{probe}.pids").read_text().split()
+    runs = [p for i, p in enumerate(pids) if i == 0 or pids[i - 1] != p]
+    assert len(runs) == len(set(runs)) >= 2, pids            # each case's calls in a process no other case used
+    assert res["worker"]["pid"] == judge                      # the judge stays
     crashed = harness(kernel=kernel("crash_segv.py"), op="gelu", device="cpu", trials=1, shapes=SMALL,
                       isolate="case")
     assert crashed["verdict"] == "CRASH"
