@@ -374,7 +374,7 @@ def limit_gpu_memory(limit_mb):
     total = torch.cuda.get_device_properties(dev).total_memory
     fraction = gpu_cap_fraction(limit_mb, total)
     torch.cuda.set_per_process_memory_fraction(fraction, dev)
-    return int(fraction * total) // 2 ** 20
+    return round(fraction * total / 2 ** 20)   # the fraction's rounding leaves a few bytes off the MiB asked for
 
 
 def main(fd_in, fd_out, folder, device):
