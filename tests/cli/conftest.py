@@ -49,8 +49,9 @@ HARNESS_COMMANDS = {"check", "bench", "baseline", "ops"}
 
 class _WarmHarness:
     """One warm harness per test session: CTest's suite-wide one where it runs (KGO_TEST_SUITE_RUNTIME), else
-    one private to the session (its own XDG_RUNTIME_DIR), started on first use. A test gets it only when it passes no `env` of its own (the daemon would not see that environment)
-    and is not marked `cold_harness` (it needs a fresh Python process); KGO_TEST_COLD=1 turns it off."""
+    one private to the session (its own XDG_RUNTIME_DIR), started on first use. A test gets it only when it
+    passes no `env` of its own (the daemon would not see that environment) and is not marked `cold_harness`
+    (it needs a fresh Python process); KGO_TEST_COLD=1 turns it off."""
 
     def __init__(self):
         self.runtime = None      # the private XDG_RUNTIME_DIR, once started
