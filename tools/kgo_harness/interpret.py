@@ -5,8 +5,13 @@ every call of a @triton.jit function from inside one (tl.sum's and tl.max's comb
 helpers). Each swap lists every member of each module with `inspect.getmembers` to find the builtins: on the
 example softmax that scan was half of the interpreted kernel's time. `install()` (in the kernel's process,
 before any kernel is imported) keeps, per module or class, the names that have held a builtin, so a swap visits
-only those; it patches exactly what the full scan would."""
+only those; it patches exactly what the full scan would.
+
+It also mends one swap of older interpreters (Triton 3.6, which torch 2.11 ships): a scalar argument used as an
+index (`range(0, n_cols, BLOCK)`) is a one-element array there, and NumPy 2 refuses `int()` of it, so every
+kernel with such a loop failed on the CPU. The index swap then squeezes the array first, as Triton 3.9's does."""
 import inspect
+import types
 
 _names = {}       # id(module or class) -> sorted names whose member was a builtin at some scan
 _seen = {}        # id(...) -> the sets of its own attribute names at its full scans
@@ -51,5 +56,34 @@ def install():
                 it._patch_attr(pkg, name, member, builder, scope)
 
     it._patch_builtin = _patch_builtin
+    if callable(getattr(it, "_patch_lang_tensor", None)):
+        shipped = it._patch_lang_tensor
+        it._patch_lang_tensor = lambda tensor, scope: shipped(tensor, _IndexMend(scope))
     _installed = True
     return True
+
+
+class _IndexMend:
+    """A swap scope that passes every swap on, the index swap mended where it refuses a one-element array."""
+
+    def __init__(self, scope):
+        self.scope = scope
+
+    def set_attr(self, obj, name, value):
+        if name == "__index__" and refuses_one_element(value):
+            value = _squeezed_index
+        self.scope.set_attr(obj, name, value)
+
+
+def refuses_one_element(index):
+    """Whether an interpreter's `__index__` swap fails on a scalar held as a one-element array."""
+    import numpy as np
+    try:
+        index(types.SimpleNamespace(handle=types.SimpleNamespace(data=np.array([3], dtype=np.int32))))
+        return False
+    except TypeError:
+        return True
+
+
+def _squeezed_index(self):
+    return int(self.handle.data.squeeze())

@@ -1,5 +1,6 @@
 """interpret.install: Triton's interpreter swaps the same attributes and computes the same outputs as shipped, but
-lists the language's members once per module instead of on every @triton.jit call inside a kernel."""
+lists the language's members once per module instead of on every @triton.jit call inside a kernel; the index
+swap of Triton 3.6 is mended for NumPy 2."""
 # ctest-cost: 6
 import json
 import os
@@ -100,3 +101,36 @@ def test_a_name_seen_once_is_kept_and_a_changed_module_is_listed_again():
     assert interpret.builtin_names(pkg, is_builtin) == ("load", "store")
     pkg.where = builtin(lambda: 0)                           # a new attribute: listed again, the union kept
     assert interpret.builtin_names(pkg, is_builtin) == ("load", "store", "where")
+
+
+def test_an_index_swap_that_refuses_a_one_element_array_is_mended():
+    """Triton 3.6's interpreter swaps `__index__` for `int(data)`, which NumPy 2 refuses for the one-element array
+    that holds a scalar argument (`range(0, n_cols, BLOCK)`); the swap passes through squeezed. Other swaps, and an
+    index swap that works (Triton 3.9's), pass unchanged."""
+    import numpy as np
+
+    class Recorder:
+        def __init__(self):
+            self.swaps = {}
+
+        def set_attr(self, obj, name, value):
+            self.swaps[name] = value
+
+    def shipped_3_6(self):
+        return int(self.handle.data)
+
+    def shipped_3_9(self):
+        return int(self.handle.data.squeeze())
+
+    def held(value):
+        return types.SimpleNamespace(handle=types.SimpleNamespace(data=np.array([value], dtype=np.int32)))
+    assert interpret.refuses_one_element(shipped_3_6) and not interpret.refuses_one_element(shipped_3_9)
+    scope = Recorder()
+    mend = interpret._IndexMend(scope)
+    mend.set_attr(object, "__index__", shipped_3_6)
+    mend.set_attr(object, "__repr__", repr)
+    assert scope.swaps["__index__"] is not shipped_3_6 and scope.swaps["__index__"](held(256)) == 256
+    assert range(0, 512, 128)[scope.swaps["__index__"](held(1))] == 128
+    assert scope.swaps["__repr__"] is repr
+    mend.set_attr(object, "__index__", shipped_3_9)
+    assert scope.swaps["__index__"] is shipped_3_9
