@@ -406,12 +406,16 @@ def test_a_timed_out_kernels_children_end_with_it_while_the_judge_serves_on(harn
     after = check(harness, "hack_precision.py")
     assert after["worker"]["warm"] is True, after["worker"]
     for pid in map(int, (tmp_path / "children.pid").read_text().split()):
-        for _ in range(50):
-            if not os.path.exists(f"/proc/{pid}") or open(f"/proc/{pid}/stat").read().split()[2] == "Z":
-                break
-            time.sleep(0.1)
-        else:
-            pytest.fail(f"the timed-out kernel's child {pid} outlived it")
+        _wait_gone(pid, f"the timed-out kernel's child {pid} outlived it")
+
+
+def _wait_gone(pid, failure):
+    """Waits up to 5 s for `pid` to be gone (or a zombie); fails the test with `failure` if it is not."""
+    for _ in range(50):
+        if not os.path.exists(f"/proc/{pid}") or open(f"/proc/{pid}/stat").read().split()[2] == "Z":
+            return
+        time.sleep(0.1)
+    pytest.fail(failure)
 
 
 def test_escaped_grandchild_is_killed(harness, tmp_path):
@@ -421,9 +425,4 @@ def test_escaped_grandchild_is_killed(harness, tmp_path):
     pid = int((tmp_path / "escaped.pid").read_text())
     # The next identity replaces this kernel's process; its whole tree goes with it.
     check(harness, "hack_precision.py")
-    for _ in range(50):
-        if not os.path.exists(f"/proc/{pid}") or open(f"/proc/{pid}/stat").read().split()[2] == "Z":
-            break
-        time.sleep(0.1)
-    else:
-        pytest.fail(f"the setsid grandchild {pid} outlived its kernel process")
+    _wait_gone(pid, f"the setsid grandchild {pid} outlived its kernel process")
