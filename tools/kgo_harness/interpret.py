@@ -70,9 +70,23 @@ class _IndexMend:
         self.scope = scope
 
     def set_attr(self, obj, name, value):
-        if name == "__index__" and refuses_one_element(value):
+        if name == "__index__" and _refuses(value):
             value = _squeezed_index
         self.scope.set_attr(obj, name, value)
+
+
+_verdicts = {}    # the code of an interpreter's index swap -> refuses_one_element's answer
+
+
+def _refuses(index):
+    """refuses_one_element, asked once per code: the interpreter makes a new index swap (the same code) on each of
+    its swaps, thousands of times in a kernel's run."""
+    code = getattr(index, "__code__", None)
+    if code is None:
+        return refuses_one_element(index)
+    if code not in _verdicts:
+        _verdicts[code] = refuses_one_element(index)
+    return _verdicts[code]
 
 
 def refuses_one_element(index):
