@@ -19,6 +19,7 @@ def serve(sock_fd, device):
     try:
         import torch
         from kgo_harness import bench_kernel, contracts, guard, kernel_worker, launches, wire  # noqa: F401
+        kernel_worker.prepare_template()
     except Exception as e:
         _reply(sock, {"error": f"cannot import torch/triton in the kernel processes' template: {type(e).__name__}: {e}"})
         return

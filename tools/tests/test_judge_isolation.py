@@ -4,7 +4,9 @@ reward-hack checks). Each test names the defence that catches the cheat; with th
 cheat passes and the test fails. Runs on the CPU (Triton interpreter); the GPU-only families (streams,
 events, graphs) are in bench/judge_h200.py."""
 # ctest-cost: 51
+import json
 import os
+import pathlib
 import shutil
 import time
 
@@ -208,6 +210,34 @@ def test_a_new_identity_gets_a_fork_of_the_template_adopted_by_the_judge(harness
         # be: on a GPU machine the CUDA driver opens one.)
         template_sockets = {x for x in _fds(_templates(res["worker"]["pid"])[0]).values() if x.startswith("socket:")}
         assert template_sockets and not template_sockets & set(_fds(pid).values()), _fds(pid)
+
+
+def test_the_template_has_done_each_kernel_processs_own_start_up(harness, tmp_path):
+    """The template imports Triton and what a first Triton launch imports, installs launch counting and resolves
+    the paths of its modules once; a kernel process forked from it starts with all that done."""
+    probe = tmp_path / "softmax_probe.py"
+    probe.write_text((TEMPLATES / "softmax" / "v1_baseline.py").read_text() + """
+import json as _json, sys as _sys
+from kgo_harness import kernel_worker as _kw
+_at_import = {"modules": set(_sys.modules), "resolved": len(_kw._REAL_PATHS)}
+_inner = triton_softmax
+
+
+def triton_softmax(*args, **kwargs):
+    out = _inner(*args, **kwargs)
+    with open(__file__ + ".json", "w") as f:
+        _json.dump({"resolved": _at_import["resolved"], "modules": len(_at_import["modules"]),
+                    "new": sorted(set(_sys.modules) - _at_import["modules"])}, f)
+    return out
+""")
+    res = harness(kernel=str(probe), op="softmax", device="cpu", shapes=[[8, 256]], edge_shapes=False, trials=1)
+    assert res["verdict"] == "PASS", res["message"]
+    seen = json.loads(pathlib.Path(f"{probe}.json").read_text())
+    assert not [m for m in seen["new"] if m.split(".")[0] in ("triton", "kgo_harness")], seen["new"]
+    assert seen["resolved"] > 0.9 * seen["modules"], seen
+    [template] = _templates(res["worker"]["pid"])
+    with open(f"/proc/{template}/maps") as f:
+        assert "libtriton" in f.read()
 
 
 def _fds(pid):
