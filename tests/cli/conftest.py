@@ -1,5 +1,6 @@
 """Shared fixtures for CLI tests: they run the built `kgo` binary on real temp workspaces."""
 import atexit
+import functools
 import json
 import os
 import pathlib
@@ -135,7 +136,9 @@ def pytest_configure(config):
     config.addinivalue_line("markers", "cold_harness: harness commands start a fresh Python process")
 
 
+@functools.cache
 def _registry():
+    """Every schema under schemas/, read once per test process (a registry is immutable)."""
     resources = []
     for path in SCHEMAS.rglob("*.schema.json"):
         schema = json.loads(path.read_text())
@@ -144,14 +147,17 @@ def _registry():
     return Registry().with_resources(resources)
 
 
-def validate(instance, schema_name):
-    """Validates `instance` against schemas/<schema_name> (relative $refs resolve)."""
+@functools.cache
+def _validator(schema_name):
     path = (SCHEMAS / schema_name).resolve()
     schema = json.loads(path.read_text())
     schema.setdefault("$id", path.as_uri())
-    validator = jsonschema.Draft202012Validator(schema, registry=_registry(),
-                                                format_checker=jsonschema.FormatChecker())
-    validator.validate(instance)
+    return jsonschema.Draft202012Validator(schema, registry=_registry(), format_checker=jsonschema.FormatChecker())
+
+
+def validate(instance, schema_name):
+    """Validates `instance` against schemas/<schema_name> (relative $refs resolve)."""
+    _validator(schema_name).validate(instance)
 
 
 def git(*args, cwd):
