@@ -219,14 +219,15 @@ def test_the_template_has_done_each_kernel_processs_own_start_up(harness, tmp_pa
     probe.write_text((TEMPLATES / "softmax" / "v1_baseline.py").read_text() + """
 import json as _json, sys as _sys
 from kgo_harness import kernel_worker as _kw
-_at_import = {"modules": set(_sys.modules), "resolved": len(_kw._REAL_PATHS)}
+_at_import = {"modules": set(_sys.modules), "resolved": len(_kw._REAL_PATHS),
+              "with_file": sum(isinstance(getattr(m, "__file__", None), str) for m in list(_sys.modules.values()))}
 _inner = triton_softmax
 
 
 def triton_softmax(*args, **kwargs):
     out = _inner(*args, **kwargs)
     with open(__file__ + ".json", "w") as f:
-        _json.dump({"resolved": _at_import["resolved"], "modules": len(_at_import["modules"]),
+        _json.dump({"resolved": _at_import["resolved"], "with_file": _at_import["with_file"],
                     "new": sorted(set(_sys.modules) - _at_import["modules"])}, f)
     return out
 """)
@@ -234,7 +235,8 @@ def triton_softmax(*args, **kwargs):
     assert res["verdict"] == "PASS", res["message"]
     seen = json.loads(pathlib.Path(f"{probe}.json").read_text())
     assert not [m for m in seen["new"] if m.split(".")[0] in ("triton", "kgo_harness")], seen["new"]
-    assert seen["resolved"] > 0.9 * seen["modules"], seen
+    # Unresolved at the kernel's import, in a process that did its own start-up (the load resolves them after).
+    assert seen["resolved"] > 0.5 * seen["with_file"], seen
     [template] = _templates(res["worker"]["pid"])
     with open(f"/proc/{template}/maps") as f:
         assert "libtriton" in f.read()
