@@ -39,27 +39,21 @@ def is_subreaper():
 
 def collect_later():
     """The garbage collector off while a process imports torch: the import's allocations set off collections
-    that each walk everything imported so far (about 0.1 s of CPU per start). freeze_heap or collect_now turns
-    it back on."""
+    that each walk everything imported so far (about 0.1 s of CPU per start). freeze_heap turns it back
+    on."""
     import gc
     gc.disable()
 
 
-def collect_now():
-    """The collector back on, after one full collection: what was imported with it off is all in the youngest
-    generation, and each process forked from here would otherwise walk it (and copy its pages) at its first
-    collection."""
-    import gc
-    gc.enable()
-    gc.collect()
-
-
 def freeze_heap():
     """Moves every object alive now (torch's and the harness's modules: about a million) out of the garbage
-    collector's view, once a process has made its imports: later collections then walk only what requests
-    make. Frozen objects are never freed, which suits modules that live as long as the process. Only the
-    judge does this: in a kernel's process it would hide objects from gc.get_objects(), which the attack
-    tests use to reach the guard, so they would pass without testing it."""
+    collector's view, once a process has made its imports, and turns the collector on: later collections then walk
+    only what comes after, and a process forked from here never walks (nor copies the pages of) what it inherited.
+    Frozen objects are never freed, which suits modules that live as long as the process. The judge does this, and
+    the kernel processes' template before its first fork: a kernel process's own objects (the guard's snapshot
+    among them) are made after the fork and stay in gc.get_objects()'s view, which the attack tests use to reach
+    the guard. Never in a kernel's process itself, where it would hide them and those tests would pass without
+    testing it."""
     import gc
     gc.freeze()
     gc.enable()

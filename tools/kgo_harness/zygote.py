@@ -23,7 +23,7 @@ def serve(sock_fd, device):
     except Exception as e:
         _reply(sock, {"error": f"cannot import torch/triton in the kernel processes' template: {type(e).__name__}: {e}"})
         return
-    procs.collect_now()   # off in the judge while it imported torch; on for the kernel processes forked here
+    procs.freeze_heap()   # the collector was off in the judge while it imported torch; on in each fork
     _reply(sock, {"ready": True})
     while True:
         try:

@@ -275,13 +275,17 @@ def test_the_template_is_a_fork_of_the_judge_holding_none_of_its_descriptors(har
 
 def test_the_kernels_process_collects_garbage(harness, tmp_path):
     """The judge imports torch with the garbage collector off (procs.collect_later); the template that kernel
-    processes are forked from turns it back on, so a kernel's reference cycles are freed."""
+    processes are forked from turns it back on, so a kernel's reference cycles are freed. The template freezes
+    what it imported first, so no fork's collection walks it; what the kernel process made itself, the guard's
+    snapshot among it, stays in gc.get_objects() (where the attack tests look for it)."""
     probe = tmp_path / "gc_probe.py"
-    probe.write_text("import gc, pathlib\npathlib.Path(__file__).with_suffix('.gc').write_text(repr(gc.isenabled()))\n"
+    probe.write_text("import gc, pathlib\npathlib.Path(__file__).with_suffix('.gc').write_text(repr(\n"
+                     "    [gc.isenabled(), gc.get_freeze_count() > 100_000,\n"
+                     "     any(type(o).__name__ == 'Snapshot' for o in gc.get_objects())]))\n"
                      + (KERNELS.parents[2] / "templates" / "ops" / "softmax" / "v1_baseline.py").read_text())
     res = harness(kernel=str(probe), op="softmax", device="cpu", shapes=[[8, 256]], edge_shapes=False, trials=1)
     assert res["verdict"] == "PASS", res["message"]
-    assert (tmp_path / "gc_probe.gc").read_text() == "True"
+    assert (tmp_path / "gc_probe.gc").read_text() == "[True, True, True]"
 
 
 def test_honest_kernel_clock_readings_agree_with_the_judges():
