@@ -276,10 +276,10 @@ def prepare_template():
     module so far. A fork then pays only for the kernel's own imports: about 0.1 s of CPU less per kernel process."""
     from kgo_harness import formats, launches  # noqa: F401 (formats: imported by each load)
     launches.install()
-    import triton.language  # noqa: F401
-    try:
+    try:   # a kernel without Triton needs none (launches and the interpreter's mends tolerate its absence too)
+        import triton.language  # noqa: F401
         import triton.experimental.gluon  # noqa: F401 (imported by the first launch of a Triton kernel)
-    except ImportError:
+    except Exception:
         pass
     for module in list(sys.modules.values()):
         _real_file(module)
