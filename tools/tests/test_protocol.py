@@ -117,3 +117,27 @@ def test_catalog_is_answered_by_the_warm_worker_whatever_its_device(harness):
     res = harness(command="catalog")
     assert res["verdict"] == "PASS" and res["ops"], res.get("message")
     assert res["worker"]["warm"] is True, res["worker"]
+
+
+def test_the_triton_version_is_read_without_importing_triton_where_its_metadata_describes_it(tmp_path):
+    """Every result's environment names Triton's version; a judge reads it from the installed metadata (no import
+    of Triton, which it never needs) only when that metadata describes the files `import triton` would load."""
+    import os
+    import subprocess
+    import sys
+    from conftest import TOOLS
+    tools = str(TOOLS)
+    probe = ("import sys; from kgo_harness import envinfo; v = envinfo.triton_version(); "
+             "print(v, 'triton' in sys.modules)")
+
+    def run(*path):
+        env = dict(os.environ, PYTHONPATH=os.pathsep.join([*map(str, path), tools]))
+        return subprocess.run([sys.executable, "-c", probe], env=env, capture_output=True, text=True).stdout.split()
+
+    installed = subprocess.run([sys.executable, "-c", "import triton; print(triton.__version__)"],
+                               capture_output=True, text=True).stdout.strip()
+    assert run() == [installed, "False"]
+    shadow = tmp_path / "triton"
+    shadow.mkdir()
+    (shadow / "__init__.py").write_text("__version__ = '0.0-shadow'\n")
+    assert run(tmp_path) == ["0.0-shadow", "True"]   # another Triton first on the path: the module's own version
