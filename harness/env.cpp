@@ -19,7 +19,8 @@ namespace {
 
 // Prints one JSON line describing torch / triton / CUDA as this interpreter sees them.
 constexpr const char* k_probe = R"PY(
-import json, sys
+import gc, json, sys
+gc.disable()  # the probe imports and exits: a collection during torch's import walks all of it, for nothing
 r = {"python": sys.executable, "python_version": sys.version.split()[0]}
 try:
     import torch
