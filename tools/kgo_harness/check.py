@@ -9,7 +9,7 @@ import torch
 
 from kgo_harness import checks, compare, cpu_honesty, memo, ops, wire
 from kgo_harness.contracts import LoadError, sha256_file
-from kgo_harness.protocol import is_cuda_fatal, case_seed, merge_verdicts, tolerance
+from kgo_harness.protocol import is_cuda_fatal, case_seed, merge_verdicts
 from kgo_harness.remote import KernelDied, KernelError, KernelHack
 
 # Seconds the kernel's process spent running cases, and first-call (compile) time of this check.
@@ -57,7 +57,7 @@ def judge(case, outs, tol):
         return [], "the kernel returned None; op mode must return the output tensor"
     if len(outs) != len(refs):
         return [], f"the kernel produced {len(outs)} outputs, the reference {len(refs)}"
-    reps = [compare.compare(n, o, r, tol["atol"], tol["rtol"], tol["max_rel_err"], dt)
+    reps = [compare.compare(n, o, r, tol["atol"], tol["rtol"], tol["max_rel_err"], dt, tol.get("atol_scale"))
             for n, o, r, dt in zip(names, outs, refs, case.expected_dtypes())]
     bad = [r["message"] for r in reps if not r["passed"]]
     return reps, "; ".join(bad)
@@ -305,9 +305,12 @@ def launch(problem, kp, plan, index, tol, req, ahead, emit):
         twice = req["determinism"] == "bitwise"
         f.case, f.pending = start_case(problem, kp, shape, seed, trial, index, ahead,
                                        dict(key=index, repeat=2 if twice else 1, ipc=ipc(problem.device)))
-        if getattr(f.case, "tolerance_override", None):
-            f.tol = {**tol, **f.case.tolerance_override}
-            f.rep.update(atol=f.tol["atol"], rtol=f.tol["rtol"])
+        case_tol = problem.tolerance(f.case)   # the case's input dtypes, a workload's own tolerance
+        if case_tol != tol:
+            f.tol = case_tol
+            f.rep.update(atol=f.tol["atol"], rtol=f.tol["rtol"],
+                         tolerance_source=f"{case_tol['source']}: {case_tol['basis']}")
+        problem.__dict__.setdefault("first_tolerance", f.tol)
         try:
             f.bad_ref = invalid_reference(f.case, reference_of(f.case))
             if ahead is not None and not f.bad_ref:
@@ -521,8 +524,7 @@ def run_cases(problem, kp, plan, tol, req, state, ahead, emit, cases):
 def run_check(req, problem, kp, emit):
     """All cases, then delegation at every shape. With `_only_case` (isolate=case) one case, or, at index
     len(plan), the delegation check and the verdict over `_prior_cases`."""
-    dtype_name = str(problem.dtype).replace("torch.", "")
-    tol = problem.tolerance(tolerance(dtype_name))
+    tol = problem.tolerance()
     shapes, edges = plan_shapes(req, problem)
     plan = [(s, t, case_seed(req["seed"], i, t)) for i, s in enumerate(shapes) for t in range(req["trials"])]
     only = req.get("_only_case")
@@ -564,6 +566,12 @@ def run_check(req, problem, kp, emit):
     return finish(cases, tol, deleg, problem)
 
 
+def _reported(tol):
+    """The run's tolerance as the result shows it: that of its first case (the cases of a run share their
+    dtype; a case whose tolerance differs names its own in `tolerance_source`)."""
+    return {k: tol[k] for k in ("atol", "rtol", "max_rel_err", "source", "basis", "atol_scale")}
+
+
 def finish(cases, tol, deleg, problem):
     details, summary = checks.run_all(checks.Evidence(cases, deleg, problem.device))
     broken = [c for c in summary if c["passed"] is False]
@@ -582,7 +590,7 @@ def finish(cases, tol, deleg, problem):
         message = f"{len(cases) - skipped} cases passed; max rel_err {max(rels) if rels else 0:.3g}" + (
             f"; {skipped} edge shapes skipped (rejected by the problem)" if skipped else "")
     out = {"verdict": verdict, "message": message, "cases": cases,
-            "tolerance": {k: tol[k] for k in ("atol", "rtol", "max_rel_err", "source")},
+            "tolerance": _reported(getattr(problem, "first_tolerance", tol)),
             **details, "checks": summary,
             "inputs_unchanged": details["inputs_intact"]["passed"] is not False,
             "max_rel_err": max(rels) if rels else None, "reference_dtype": problem.reference_dtype,

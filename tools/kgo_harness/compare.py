@@ -3,14 +3,18 @@ import math
 
 import torch
 
+from kgo_harness import tolerance
+
 
 def _num(x):
     x = float(x)
     return x if math.isfinite(x) else None
 
 
-def compare(name, out, ref, atol, rtol, max_rel_err, expected_dtype=None):
-    """Report dict of one output (see result.schema.json#/$defs/output_report) plus 'passed'."""
+def compare(name, out, ref, atol, rtol, max_rel_err, expected_dtype=None, atol_scale="absolute"):
+    """Report dict of one output (see result.schema.json#/$defs/output_report) plus 'passed'. With atol_scale
+    "reference_rms" (tolerance.py: contractions) atol is multiplied by max(1, RMS of the reference); the atol
+    applied is reported as `atol_used`."""
     rep = {"name": name, "max_abs_err": None, "mean_abs_err": None, "rel_err": None, "allclose": False,
            "mismatches": 0, "numel": 0, "nonfinite": 0, "first_bad_index": None, "first_bad_got": None,
            "first_bad_expected": None, "message": "", "passed": False}
@@ -30,6 +34,11 @@ def compare(name, out, ref, atol, rtol, max_rel_err, expected_dtype=None):
             return rep
     rep["numel"] = ref.numel()
     r = ref.to(torch.float64)
+    if atol_scale == "reference_rms" and rep["numel"]:
+        rms = _num(torch.linalg.vector_norm(torch.nan_to_num(r, nan=0.0, posinf=0.0, neginf=0.0))
+                   / math.sqrt(rep["numel"]))
+        atol = tolerance.effective_atol({"atol": atol, "atol_scale": atol_scale}, rms)
+    rep["atol_used"] = atol
     close = _close_figures(out.detach(), r, atol, rtol) if rep["numel"] else None
     if close is not None:
         rep.update(close, mismatches=0, nonfinite=0)

@@ -271,21 +271,39 @@ class Problem:
         self.solve, self._lib = cuda_contract.load_solve(so, self.params)
 
     # --- cases ---------------------------------------------------------------------------------
-    def tolerance(self, dtype_default):
-        atol, rtol, rel = dtype_default
-        scale = self.op.tolerance_scale if self.op else 1.0
-        tol = {"atol": atol * scale, "rtol": rtol * scale, "max_rel_err": rel * scale}
-        source = "default"
-        over = tolerance_overrides(self.ref_module)
+    def tolerance(self, case=None):
+        """The tolerance policy (tolerance.py) for this problem, or for one case: the dtypes of the case's
+        floating inputs, the op family and computed precision the sources declare, the format's stated
+        tolerance (an adapter's `stated_tolerance`, a case's `tolerance_override`), ref.py, the request."""
+        from kgo_harness import tolerance
+        family, precision = self._precision_facts()
+        stated = None
+        if self.adapter is not None and hasattr(self.adapter, "stated_tolerance"):
+            stated = self.adapter.stated_tolerance(self)
+        over = getattr(case, "tolerance_override", None)
         if over:
-            tol.update(over)
-            source = "ref.py"
-        for key in ("atol", "rtol", "max_rel_err"):
-            if self.req.get(key) is not None:
-                tol[key] = float(self.req[key])
-                source = "request"
-        tol["source"] = source
-        return tol
+            stated = (over, getattr(case, "tolerance_where", "the case's own tolerance"))
+        inputs = []
+        if case is not None:
+            inputs = [str(t.dtype).replace("torch.", "") for t in case.input_tensors().values()
+                      if isinstance(t, torch.Tensor) and t.dtype.is_floating_point]
+        return tolerance.decide(str(self.dtype).replace("torch.", ""), inputs, family, precision,
+                                self.op.tolerance_scale if self.op else 1.0, stated,
+                                tolerance_overrides(self.ref_module), self.req)
+
+    def _precision_facts(self):
+        """(op family, computed precision) from the kernel's source (read as text: the judge never imports it)
+        and the reference's; cached."""
+        if not hasattr(self, "_precision"):
+            from kgo_harness import tolerance
+            kernel_text = self.kernel_path.read_text(errors="replace") if self.kernel_path.is_file() else ""
+            family, precision = tolerance.kernel_precision(kernel_text, str(self.dtype).replace("torch.", ""))
+            ref = self.req.get("reference")
+            ref_text = pathlib.Path(ref).read_text(errors="replace") if ref and pathlib.Path(ref).is_file() else ""
+            family = family or tolerance.reference_family(ref_text) or (
+                "contraction" if self.op and self.op.tolerance_scale > 1 else None)
+            self._precision = (family, precision)
+        return self._precision
 
     def case(self, shape, seed, trial):
         gen = torch.Generator(device=self.device)

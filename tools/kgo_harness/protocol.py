@@ -22,19 +22,6 @@ DEFAULTS = {"protocol": PROTOCOL, "reference": None, "contract": "auto", "op": N
             "outputs": None, "sizes": {}, "memory_limit_mb": None, "allow_ops": [], "ceilings": None}
 BENCH_SHAPES = [[256, 256], [1024, 1024], [4096, 4096]]
 
-# Per-dtype defaults: (atol, rtol, max_rel_err). float32 follows the seed's correctness_check
-# (atol 1e-4, rtol 1e-3); half types follow KernelBench/torchbench (1e-2); fp8 is looser still.
-TOLERANCES = {
-    "float64": (1e-7, 1e-7, 1e-7),
-    "float32": (1e-4, 1e-3, 1e-3),
-    "float16": (1e-2, 1e-2, 1e-2),
-    "bfloat16": (2e-2, 2e-2, 2e-2),
-    "float8_e4m3fn": (1.25e-1, 1.25e-1, 1e-1),
-    "float8_e5m2": (2.5e-1, 2.5e-1, 2e-1),
-}
-INT_TOLERANCE = (0.0, 0.0, 0.0)
-
-
 class RequestError(Exception):
     """The request is invalid; the message names the field and the fix."""
 
@@ -112,14 +99,6 @@ def normalize(request, command=None):
         req["shapes"] = [list(s) for s in BENCH_SHAPES] if cmd == "bench" else [[1024, 1024]]
     req["args"] = {k: str(v) for k, v in req["args"].items()}
     return req
-
-
-def tolerance(dtype_name):
-    if dtype_name in TOLERANCES:
-        return TOLERANCES[dtype_name]
-    if dtype_name.startswith(("int", "uint", "bool")):
-        return INT_TOLERANCE
-    return TOLERANCES["float32"]
 
 
 def parse_value(text):

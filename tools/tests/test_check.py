@@ -40,7 +40,9 @@ def test_seed_contract_with_ref_overrides(harness):
                   shapes=SMALL)
     assert res["verdict"] == "PASS", res["message"]
     assert res["contract"] == "seed"
-    assert res["tolerance"] == {"atol": 1e-5, "rtol": 1e-5, "max_rel_err": 1e-3, "source": "ref.py"}
+    tol = {k: res["tolerance"][k] for k in ("atol", "rtol", "max_rel_err", "source")}
+    assert tol == {"atol": 1e-5, "rtol": 1e-5, "max_rel_err": 1e-3, "source": "ref.py"}
+    assert "ref.py atol=1e-05" in res["tolerance"]["basis"]
     seeds = {c["seed"] for c in res["cases"]}
     assert len(seeds) == len(res["cases"]), "every case gets its own seed"
 
