@@ -601,6 +601,7 @@ def finish(cases, tol, deleg, problem):
     warnings = [f"shape {c['shape']}: {c['message']}" for c in cases
                 if c["status"] == "SKIPPED" and c.get("culprit")]
     warnings += [n for n in problem.kernel_info.get("cpu_notes") or [] if n not in warnings]  # the kernel's process
+    warnings += getattr(problem, "notes", [])   # the judge's: shapes a problem without dims set aside
     if warnings:
         out["warnings"] = warnings
     return cpu_honesty.judge_trust(out, problem)

@@ -38,13 +38,16 @@ def load(problem):
     if not problem.req.get("reference"):
         raise C.LoadError("the fmh66 contract needs ref.py with reference(**kw); pass --reference ref.py")
     sig = inspect.signature(problem.module.setup)
-    dims = [p for p in sig.parameters.values()
-            if p.name not in NOT_DIMS and p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)]
-    no_default = [p.name for p in dims if not isinstance(p.default, int) or isinstance(p.default, bool)]
+    params = [p for p in sig.parameters.values()
+              if p.name not in NOT_DIMS and p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)]
+    # Integer defaults are the dims (the shape); other defaults (eps=1e-5, causal=True, a name) are setup's own
+    # settings, kept unless --arg sets them.
+    dims = [p for p in params if type(p.default) is int]
+    no_default = [p.name for p in params if p.default is inspect.Parameter.empty and p.name not in problem.args]
     if no_default:
-        raise C.LoadError(f"setup() parameters {', '.join(no_default)} have no integer default; kgo maps "
-                          "shapes to setup's integer parameters (give them defaults, or use --contract seed)",
-                          culprit="setup")
+        raise C.LoadError(f"setup() parameters {', '.join(no_default)} have no default, so kgo cannot tell their "
+                          "values: give them defaults in setup() (integers are the shape's dims), or pass "
+                          + " ".join(f"--arg {n}=VALUE" for n in no_default), culprit="setup")
     problem.dim_names = [p.name for p in dims]
     problem.dim_defaults = [p.default for p in dims]
     problem.facts = {"dims": [problem.dim_names, problem.dim_defaults]}

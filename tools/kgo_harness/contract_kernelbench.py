@@ -34,6 +34,18 @@ def _int_globals(source):
     return out
 
 
+# KernelBench's own check: torch.allclose(atol=rtol=t) with t by precision (get_tolerance_for_precision in
+# ScalingIntelligence/KernelBench src/kernelbench/eval.py, after torchbench): fp32 1e-4, fp16 and bf16 1e-2.
+PRECISION_TOLERANCE = {"float32": 1e-4, "float16": 1e-2, "bfloat16": 1e-2}
+
+
+def stated_tolerance(problem):
+    t = PRECISION_TOLERANCE.get(str(problem.dtype).replace("torch.", ""))
+    if t is None:
+        return None
+    return {"atol": t, "rtol": t}, "KernelBench's eval_kernel_against_ref (get_tolerance_for_precision)"
+
+
 def roofline(problem):
     """What kgo's roofline counts for this problem: the catalog op and each checked shape's catalog shape, or
     the custom message."""

@@ -178,6 +178,7 @@ class SolCase:
         specs = work.get("inputs", {})
         self.tolerance_override = {k.replace("max_", ""): float(v) for k, v in (work.get("tolerance") or {}).items()
                                    if k.replace("max_", "") in ("atol", "rtol")}
+        self.tolerance_where = f"workload {work.get('uuid', '?')}'s tolerance (workload.jsonl)"
         scalars = {n: s["value"] for n, s in specs.items() if s.get("type") == "scalar"}
         for w in problem.workloads:  # an edge shape borrows the scalars of the first workload
             for n, s in w.get("inputs", {}).items():

@@ -61,6 +61,8 @@ def import_file(path, sha):
     if directory not in sys.path:
         sys.path.insert(0, directory)
     name = f"kgo_{path.stem}_{sha[:16]}"
+    from kgo_harness import launches
+    launches.watch_source(path.read_text(errors="replace"))   # kernels the file compiles count as its own
     spec = importlib.util.spec_from_file_location(name, path)
     module = importlib.util.module_from_spec(spec)
     sys.modules[name] = module
@@ -182,12 +184,39 @@ class Problem:
                 raise LoadError("the seed contract needs ref.py with reference(**kw); pass --reference ref.py")
             self.ref_fn = self.ref_module.reference
         else:
-            try:
-                self.params = cuda_contract.parse_solve(self.kernel_path.read_text(errors="replace"),
-                                                        self.req.get("inputs"), self.req.get("outputs"))
-            except cuda_contract.ContractError as e:
-                raise LoadError(str(e)) from e
+            self._parse_solve()
             self._cuda_reference()
+
+    def _parse_solve(self):
+        """solve()'s parameters with their roles: --inputs/--outputs, else what ref.py's setup() declares (its
+        returned "outputs" list, as fmh66's kernel-opt-agent writes it), else `const`. setup()'s number
+        defaults (eps=1e-5) become the scalars' values and its integer defaults the default shape."""
+        from kgo_harness import formats
+        ref = self.req.get("reference")
+        decl = formats.setup_declaration(pathlib.Path(ref).read_text(errors="replace")) if ref and \
+            pathlib.Path(ref).is_file() else None
+        inputs, outputs = self.req.get("inputs"), self.req.get("outputs")
+        source = self.kernel_path.read_text(errors="replace")
+        if decl and decl["outputs"] and not inputs and not outputs:
+            try:
+                pointers = [p.name for p in cuda_contract.parse_params(source) if p.pointer]
+            except cuda_contract.ContractError as e:
+                raise LoadError(str(e), culprit="contract") from e
+            outputs = [n for n in decl["outputs"] if n in pointers] or None
+        try:
+            self.params = cuda_contract.parse_solve(source, inputs, outputs)
+        except cuda_contract.ContractError as e:
+            raise LoadError(str(e), culprit="contract") from e
+        self.declared_shape = None
+        if decl:
+            names = {p.name for p in self.params if not p.pointer}
+            for name, value in decl["scalars"].items():
+                if name in names:
+                    self.args.setdefault(name, value)
+            dims = dict(decl["dims"])
+            ints = [p.name for p in self.params if not p.pointer and not p.is_float_scalar and p.name not in self.args]
+            if ints and all(n in dims for n in ints):
+                self.declared_shape = [dims[n] for n in ints]
 
     def _ref_function(self):
         ref = getattr(self.ref_module, "reference", None)
@@ -245,6 +274,9 @@ class Problem:
             dims = [n for n in params if n not in ("seed", "dtype", "device") and
                     params[n].kind not in (inspect.Parameter.VAR_KEYWORD, inspect.Parameter.VAR_POSITIONAL)]
             shape = (self.req.get("shapes") or [[4096] * len(dims)])[0]
+            if not dims:
+                raise LoadError("setup() takes no `shape` (the seed contract passes shape=...): add a `shape` "
+                                "parameter, or drop --contract seed", culprit="setup")
             hint = " ".join(f"--dim {n}={v}" for n, v in zip(dims, shape))
             raise LoadError(f"setup() takes {', '.join(dims)}; kgo passed shape={tuple(shape)}: use {hint} "
                             "with --contract fmh66 (or drop --contract seed: kgo detects it)", culprit="setup")
@@ -254,11 +286,7 @@ class Problem:
             raise LoadError("the CUDA contract needs a GPU (--device cuda); kernel.cu cannot run on the CPU",
                             culprit="environment", needs_gpu=True)
         from kgo_harness.protocol import cache_dir
-        try:
-            self.params = cuda_contract.parse_solve(self.kernel_path.read_text(errors="replace"),
-                                                    self.req.get("inputs"), self.req.get("outputs"))
-        except cuda_contract.ContractError as e:
-            raise LoadError(str(e), culprit="contract") from e
+        self._parse_solve()
         arch = self.req.get("arch")
         if not arch:
             major, minor = torch.cuda.get_device_capability()
@@ -334,6 +362,8 @@ class Problem:
     def default_shapes(self):
         if self.adapter is not None:
             return self.adapter.default_shapes(self)
+        if getattr(self, "declared_shape", None):
+            return [list(self.declared_shape)]
         return [list(s) for s in (self.op.default_shapes if self.op else [[64, 1024], [33, 1000]])]
 
     def edge_shapes(self, shapes):
@@ -501,11 +531,12 @@ class CudaCase:
                 continue
             numel = sizes[prm.name] or int(problem.args.get(f"{prm.name}_numel", n))
             dt = torch_dtype(cuda_contract.POINTEE[prm.base])
-            if prm.const:
-                self.buffers[prm.name] = ops.randn([numel], dt, gen, "cuda")
-            else:
-                self.buffers[prm.name] = torch.empty(numel, dtype=dt, device="cuda")
+            # Outputs start from the same seeded values on both sides (as fmh66's checker gives both the same
+            # buffers): an element the reference leaves alone (a flat buffer larger than it writes) must be left
+            # alone by the kernel too, and one it writes but the kernel skips keeps a value that differs.
+            self.buffers[prm.name] = ops.randn([numel], dt, gen, "cuda")
         self.output_names = [prm.name for prm in problem.params if prm.pointer and not prm.const]
+        self.initial = {n: self.buffers[n].clone() for n in self.output_names}
         self._ref = None
 
     def input_tensors(self):
@@ -515,8 +546,8 @@ class CudaCase:
         return [self.buffers[n] for n in self.output_names]
 
     def poison_outputs(self):
-        for t in self.output_buffers():
-            poison(t)
+        for n in self.output_names:
+            self.buffers[n].copy_(self.initial[n])
 
     def _call_args(self):
         return [self.buffers[p.name].data_ptr() if p.pointer else self.scalars[p.name] for p in self.p.params]
@@ -531,9 +562,7 @@ class CudaCase:
             if prm.pointer:
                 v = self.buffers[prm.name]
                 if prm.name in self.output_names:
-                    buf = torch.empty_like(v, dtype=torch.float64 if (to64 and v.dtype.is_floating_point) else v.dtype)
-                    poison(buf)
-                    kw[prm.name] = buf
+                    kw[prm.name] = upcast(self.initial[prm.name]) if to64 else self.initial[prm.name].clone()
                 else:
                     kw[prm.name] = upcast(v) if to64 else v.clone()
             else:

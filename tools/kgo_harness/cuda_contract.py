@@ -52,6 +52,11 @@ def _strip_comments(src):
 def parse_solve(source, inputs=None, outputs=None):
     """The parameters of `extern "C" void solve(...)`; pointers named in `inputs`/`outputs` (--inputs,
     --outputs) are those, the rest follow `const`. Raises ContractError naming the fix."""
+    return assign_roles(parse_params(source), inputs or [], outputs or [])
+
+
+def parse_params(source):
+    """solve()'s parameters as written (`const` as declared, no roles decided). Raises ContractError."""
     src = _strip_comments(source)
     if not re.search(r'extern\s+"C"', src):
         raise ContractError('kernel.cu has no extern "C" block; declare `extern "C" void solve(...)` so '
@@ -91,7 +96,7 @@ def parse_solve(source, inputs=None, outputs=None):
             raise ContractError(f"solve() parameter '{name}' has scalar type '{base}', which the harness "
                                 f"cannot pass; use int, long, size_t, float or double")
         params.append(Param(name=name, base=base, pointer=pointer, const=const))
-    return assign_roles(params, inputs or [], outputs or [])
+    return params
 
 
 def assign_roles(params, inputs, outputs):
@@ -112,9 +117,11 @@ def assign_roles(params, inputs, outputs):
         elif outputs and p.pointer and not p.const:
             p.const = True  # --outputs names every output; the other pointers are inputs
     if not any(p.pointer and p.const for p in params):
-        raise ContractError(f"solve({', '.join(pointers)}) marks no pointer `const`, so kgo cannot tell the "
-                            "inputs from the outputs and would test nothing: mark inputs `const T*`, or pass "
-                            f"--inputs (e.g. --inputs {pointers[0]}) and --outputs")
+        guess = pointers[-1] if len(pointers) > 1 else pointers[0]
+        raise ContractError(f"solve({', '.join(pointers)}) marks no pointer `const` and no setup() in ref.py "
+                            "lists its outputs, so kgo cannot tell the inputs from the outputs: pass "
+                            f"--outputs {guess} (the pointers solve() writes; the others are inputs), or mark "
+                            "inputs `const T*`")
     if not any(p.pointer and not p.const for p in params):
         raise ContractError("solve() has no non-const pointer, so nothing is an output; mark inputs "
                             "`const T*` and outputs `T*`, or pass --outputs")
@@ -225,6 +232,9 @@ def scalar_values(params, shape, args):
             values[ints[0].name] = math.prod(shape)
         else:
             names = ", ".join(p.name for p in ints)
+            example = (list(shape) + [shape[-1]] * len(ints))[:len(ints)]
             raise ContractError(f"solve() has integer parameters {names} that match neither the shape "
-                                f"{list(shape)} nor its element count; pass them with --arg name=value")
+                                f"{list(shape)} nor its element count: pass --shape "
+                                f"{'x'.join(map(str, example))} (one axis per parameter, in that order), or "
+                                "give ref.py a setup() whose integer defaults name them")
     return values

@@ -48,27 +48,98 @@ def function_params(source, name):
     return None
 
 
+def setup_declaration(source):
+    """What a module-level `def setup(...)` declares, read from the source without running it: `dims` [(name,
+    int default)] (its integer parameters with defaults: the shape), `scalars` {name: default} (its other
+    parameters with a number default, e.g. eps=1e-5: not dims), `no_default` (parameters without a default) and
+    `outputs`/`inputs` (the string lists of a returned {"inputs": ..., "outputs": [...]} dict literal, or None).
+    None when there is no setup()."""
+    try:
+        tree = ast.parse(source)
+    except SyntaxError:
+        return None
+    fn = next((n for n in tree.body if isinstance(n, ast.FunctionDef) and n.name == "setup"), None)
+    if fn is None:
+        return None
+    a = fn.args
+    params = a.posonlyargs + a.args
+    defaults = [None] * (len(params) - len(a.defaults)) + list(a.defaults)
+    pairs = list(zip(params, defaults)) + list(zip(a.kwonlyargs, a.kw_defaults))
+    out = {"dims": [], "scalars": {}, "no_default": [], "outputs": None, "inputs": None}
+    for arg, default in pairs:
+        if arg.arg in ("seed", "dtype", "device"):
+            continue
+        value = default.value if isinstance(default, ast.Constant) else None
+        if type(value) is int:
+            out["dims"].append((arg.arg, value))
+        elif isinstance(value, (int, float)):   # float or bool
+            out["scalars"][arg.arg] = value
+        elif default is None:
+            out["no_default"].append(arg.arg)
+    for node in ast.walk(fn):
+        if isinstance(node, ast.Dict):
+            for k, v in zip(node.keys, node.values):
+                if isinstance(k, ast.Constant) and k.value in ("outputs", "inputs"):
+                    names = _string_list(v) if k.value == "outputs" else _dict_keys(v)
+                    if names is not None:
+                        out[k.value] = names
+    return out
+
+
+def _string_list(node):
+    if isinstance(node, (ast.List, ast.Tuple)) and all(isinstance(e, ast.Constant) and isinstance(e.value, str)
+                                                       for e in node.elts):
+        return [e.value for e in node.elts]
+    return None
+
+
+def _dict_keys(node):
+    if isinstance(node, ast.Dict) and all(isinstance(k, ast.Constant) and isinstance(k.value, str)
+                                          for k in node.keys):
+        return [k.value for k in node.keys]
+    return None
+
+
 # --- named dims --------------------------------------------------------------------------------------
 def dims_for(problem, shape):
     """{dim name: value} for a case shape: the shape's axes map to the dims in order."""
     names = problem.dim_names
     if len(shape) != len(names):
-        raise _load_error(problem, f"{problem.dims_owner} takes {', '.join(names)}; kgo passed "
-                                   f"shape={tuple(shape)} with {len(shape)} axes: use "
-                                   + " ".join(f"--dim {n}={v}" for n, v in zip(names, problem.dim_defaults))
-                                   + f" or a shape with {len(names)} axes ({'x'.join(names)})")
+        raise _load_error(problem, dims_mismatch(problem.dims_owner, names, problem.dim_defaults, shape))
     return dict(zip(names, shape))
 
 
+def dims_mismatch(owner, names, defaults, shape):
+    """The message for a shape whose axes do not match the named dims: it names the dims and the flags that
+    fit, with the values kgo would use (never an empty list of names)."""
+    if not names:
+        return (f"{owner} has no named dims (its inputs are fixed), so a shape cannot set them; kgo passed "
+                f"shape={tuple(shape)}: drop --shape (and the workspace's shapes: kgo init without --shape)")
+    flags = " ".join(f"--dim {n}={v}" for n, v in zip(names, defaults))
+    return (f"{owner} takes {', '.join(names)}; kgo passed shape={tuple(shape)} with {len(shape)} axes: use "
+            f"{flags} or --shape {'x'.join(str(v) for v in defaults)} ({'x'.join(names)})")
+
+
 def shapes_from_request(problem):
-    """The request's shapes with --dim values applied, or the problem's defaults with them applied."""
+    """The request's shapes with --dim values applied, or the problem's defaults with them applied. A problem
+    without named dims runs its one fixed case; shapes given to it are set aside with a note."""
     dims = {k: int(v) for k, v in (problem.req.get("dims") or {}).items()}
     unknown = [k for k in dims if k not in problem.dim_names]
     if unknown:
-        raise _load_error(problem, f"{problem.dims_owner} takes {', '.join(problem.dim_names)}; --dim "
-                                   f"{', '.join(unknown)} is not one of them")
+        takes = (f"takes {', '.join(problem.dim_names)}" if problem.dim_names else "has no named dims")
+        raise _load_error(problem, f"{problem.dims_owner} {takes}; --dim {', '.join(unknown)} is not one of "
+                                   "them" + ("" if problem.dim_names else ": drop it"))
     given = problem.req.get("shapes_given", True)
-    shapes = [list(s) for s in (problem.req.get("shapes") if given else None) or []] or [list(problem.dim_defaults)]
+    asked = [list(s) for s in (problem.req.get("shapes") if given else None) or []]
+    if not problem.dim_names:
+        if asked:
+            note = (f"{problem.dims_owner} has no named dims (its inputs are fixed): the shapes "
+                    f"{', '.join('x'.join(map(str, s)) for s in asked)} were not used")
+            notes = problem.__dict__.setdefault("notes", [])
+            if note not in notes:
+                notes.append(note)
+        return [[]]
+    shapes = asked or [list(problem.dim_defaults)]
     out = []
     for s in shapes:
         if len(s) != len(problem.dim_names):

@@ -1,7 +1,11 @@
-"""What a kernel's call ran: Triton kernel launches (compiled and interpreted), counted so the checker knows
-whether the kernel file's own kernels ran (installed once per worker, before any kernel module is imported),
-and the aten ops and GPU kernels torch's profiler saw (profiled)."""
+"""What a kernel's call ran: Triton kernel launches (compiled and interpreted) and calls into kernels the file
+compiles itself (torch.utils.cpp_extension.load_inline/load, cupy RawKernel/RawModule, numba.cuda.jit), counted
+so the checker knows whether the kernel file's own kernels ran (installed once per worker, before any kernel
+module is imported; `watch_source` before each import), and the aten ops and GPU kernels torch's profiler saw
+(profiled)."""
 import collections
+import functools
+import re
 
 _counts = collections.Counter()
 _installed = False
@@ -33,6 +37,111 @@ def _counting(original):
             _counts[name] += 1
         return original(self, *args, **kwargs)
     return run
+
+
+# --- kernels the file compiles itself ---------------------------------------------------------------------
+_watched = set()
+_COMPILERS = {"cpp_extension": re.compile(r"cpp_extension|load_inline"), "cupy": re.compile(r"\bcupy\b"),
+              "numba": re.compile(r"\bnumba\b")}
+
+
+def watch_source(text):
+    """Before a module with this source is imported: hooks the compilers it names, so that what it compiles
+    counts as its own launches (each hook installed once; nothing is imported that the source does not use)."""
+    for name, pattern in _COMPILERS.items():
+        if name not in _watched and pattern.search(text or ""):
+            try:
+                globals()[f"_hook_{name}"]()
+            except ImportError:
+                continue   # the import in the kernel file will fail with its own message
+            _watched.add(name)
+
+
+def _counted(fn, name):
+    @functools.wraps(fn)
+    def call(*args, **kwargs):
+        _counts[name] += 1
+        return fn(*args, **kwargs)
+    return call
+
+
+def count_module(module, origin):
+    """Wraps every public callable of a compiled extension module so each call counts as a launch of its own
+    kernel (named `function (origin)`). Returns the module."""
+    for attr in dir(module):
+        value = getattr(module, attr, None)
+        if attr.startswith("_") or not callable(value) or isinstance(value, type):
+            continue
+        try:
+            setattr(module, attr, _counted(value, f"{attr} ({origin})"))
+        except (AttributeError, TypeError):
+            pass
+    return module
+
+
+def _hook_cpp_extension():
+    import torch.utils.cpp_extension as ext
+    for fname in ("load_inline", "load"):
+        original = getattr(ext, fname)
+        if getattr(original, "_kgo_counted", False):
+            continue
+
+        def loader(*args, _original=original, _fname=fname, **kwargs):
+            got = _original(*args, **kwargs)
+            return count_module(got, f"cpp_extension.{_fname}") if got is not None and not isinstance(got, str) \
+                else got
+        loader._kgo_counted = True
+        setattr(ext, fname, functools.wraps(original)(loader))
+
+
+class _CountedKernel:
+    """A compiled kernel object (cupy RawKernel, a numba dispatcher) whose launches count."""
+
+    def __init__(self, inner, name):
+        self._inner, self._name = inner, name
+
+    def __call__(self, *args, **kwargs):
+        _counts[self._name] += 1
+        return self._inner(*args, **kwargs)
+
+    def __getitem__(self, config):   # numba: kernel[grid, block](...)
+        return _counted(self._inner[config], self._name)
+
+    def __getattr__(self, attr):
+        return getattr(self._inner, attr)
+
+
+def _hook_cupy():
+    import cupy
+    raw_kernel, raw_module = cupy.RawKernel, cupy.RawModule
+
+    def kernel(code, name, *args, **kwargs):
+        return _CountedKernel(raw_kernel(code, name, *args, **kwargs), f"{name} (cupy.RawKernel)")
+
+    class Module:
+        def __init__(self, *args, **kwargs):
+            self._inner = raw_module(*args, **kwargs)
+
+        def get_function(self, name):
+            return _CountedKernel(self._inner.get_function(name), f"{name} (cupy.RawModule)")
+
+        def __getattr__(self, attr):
+            return getattr(self._inner, attr)
+    cupy.RawKernel, cupy.RawModule = kernel, Module
+
+
+def _hook_numba():
+    from numba import cuda
+    original = cuda.jit
+
+    def jit(*args, **kwargs):
+        if kwargs.get("device"):
+            return original(*args, **kwargs)
+        if len(args) == 1 and callable(args[0]) and not kwargs:
+            return _CountedKernel(original(args[0]), f"{args[0].__name__} (numba.cuda.jit)")
+        decorate = original(*args, **kwargs)
+        return lambda fn: _CountedKernel(decorate(fn), f"{fn.__name__} (numba.cuda.jit)")
+    cuda.jit = jit
 
 
 def reset():

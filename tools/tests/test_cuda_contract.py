@@ -25,6 +25,7 @@ def test_parse_const_pointers_are_inputs():
     ('extern "C" void solve(float*, float* y) {}', "no name"),
     # All-output ABI: every buffer would be poisoned and the reference would run on the poison.
     ('extern "C" void solve(float* a, float* b, float* c, int n) {}', "marks no pointer"),
+    ('extern "C" void solve(float* a, float* b, float* c, int n) {}', "pass --outputs c "),
 ])
 def test_parse_errors_name_the_fix(source, fragment):
     with pytest.raises(cc.ContractError, match=fragment):
@@ -38,7 +39,7 @@ def test_scalar_values():
     one = cc.parse_solve('extern "C" void solve(const float* x, float* y, int n)')
     assert cc.scalar_values(one, [4, 8], {}) == {"n": 32}
     three = cc.parse_solve('extern "C" void solve(const float* x, float* y, int a, int b, int c)')
-    with pytest.raises(cc.ContractError, match="--arg"):
+    with pytest.raises(cc.ContractError, match=r"pass --shape 4x8x8 \(one axis per parameter"):
         cc.scalar_values(three, [4, 8], {})
 
 
