@@ -29,6 +29,10 @@ struct InitReport {
 // --framework named another one.
 void infer_framework(InitOptions& o);
 
+// A kernel published with its test file beside it and no --reference: opus24's
+// triton_<op>_kernel_v<N>.py is judged by test_<op>_kernel.py (same folder, tests/, or ../tests).
+void infer_reference(InitOptions& o);
+
 InitReport init_workspace(InitOptions o, const std::optional<std::filesystem::path>& default_wiki);
 
 }  // namespace kgo::harness

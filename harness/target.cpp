@@ -79,7 +79,7 @@ std::optional<std::string> infer_op(const std::string& kernel_source) {
 
 const std::vector<std::string>& contract_names() {
   static const std::vector<std::string> k = {"auto", "seed", "op", "cuda", "fmh66", "kernelbench", "sol-execbench",
-                                             "tritonbench"};
+                                             "tritonbench", "opus24"};
   return k;
 }
 

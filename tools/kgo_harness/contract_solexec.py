@@ -13,7 +13,20 @@ from kgo_harness import contracts as C
 from kgo_harness import formats, ops
 
 
+def solution_document(text):
+    """The parsed SOL-ExecBench solution (a JSON document carrying its sources: `spec.entry_point`
+    "file::function", `spec.language`, `spec.destination_passing_style`, `sources` [{path, content}]), or None."""
+    try:
+        d = json.loads(text)
+    except ValueError:
+        return None
+    ok = isinstance(d, dict) and isinstance(d.get("sources"), list) and isinstance(d.get("spec"), dict)
+    return d if ok else None
+
+
 def detect(kernel_text, ref_path, ref_text):
+    if kernel_text.lstrip().startswith("{") and solution_document(kernel_text) is not None:
+        return True
     if not ref_path or not str(ref_path).endswith(".json"):
         return False
     try:
@@ -47,7 +60,9 @@ def load(problem):
     workloads; kernel role: the kernel file's entry only, fed the inputs the judge ships and output buffers of
     the shapes it names (inputs_from "judge"). The definition's JSON is data to both."""
     if not problem.req.get("reference"):
-        raise _err("the SOL-ExecBench contract needs definition.json as the reference (--reference)")
+        beside = problem.kernel_path.parent / "definition.json"
+        raise _err("the SOL-ExecBench contract needs the definition (axes, inputs, outputs, reference) as the "
+                   f"reference: pass --reference {beside if beside.is_file() else 'definition.json'}")
     problem.inputs_from = "judge"
     path = pathlib.Path(problem.req["reference"])
     d = json.loads(path.read_text())
@@ -80,8 +95,72 @@ def load(problem):
     problem.op = problem.op or ops.lookup(d.get("op_type") or "")
 
 
+def _extract(problem, doc):
+    """Writes the solution's sources under the cache, in a folder named by the document's hash (never over
+    another solution's), and returns (entry file, function name) from spec.entry_point."""
+    from kgo_harness.protocol import cache_dir
+    entry = str(doc["spec"].get("entry_point") or "")
+    if "::" not in entry:
+        raise _err(f"{problem.kernel_path.name}: spec.entry_point '{entry}' is not 'file::function'", "kernel")
+    file_name, fn = entry.split("::", 1)
+    root = cache_dir(problem.req) / "sol-solutions" / problem.sha[:24]
+    for src in doc["sources"]:
+        rel = pathlib.PurePosixPath(str(src.get("path", "")))
+        if rel.is_absolute() or ".." in rel.parts or not rel.parts:
+            raise _err(f"{problem.kernel_path.name}: source path '{rel}' leaves the solution's folder", "kernel")
+        target = root.joinpath(*rel.parts)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        if not target.is_file() or target.read_text(errors="replace") != src.get("content", ""):
+            tmp = target.with_name(target.name + ".tmp")
+            tmp.write_text(src.get("content", ""))
+            tmp.replace(target)
+    path = root.joinpath(*pathlib.PurePosixPath(file_name).parts)
+    if not path.is_file():
+        raise _err(f"{problem.kernel_path.name}: spec.entry_point names {file_name}, which is not among its "
+                   "sources", "kernel")
+    return path, fn
+
+
+def _load_solution(problem, doc):
+    """The solution document's entry: a Python/Triton file imported from its extracted sources, or a C++/CUDA
+    one built with torch.utils.cpp_extension.load (binding "torch")."""
+    path, fn = _extract(problem, doc)
+    language = str(doc["spec"].get("language", "python")).lower()
+    if language in ("python", "triton", "pytorch", "cute_dsl", "cutile"):
+        return C.import_file(path, C.sha256_file(path)), fn
+    if problem.device != "cuda" and language == "cuda":
+        raise C.LoadError(f"the solution is CUDA ({path.name}); it needs a GPU and nvcc", culprit="environment",
+                          needs_gpu=True)
+    from kgo_harness import launches
+    launches.watch_source("cpp_extension")
+    from torch.utils import cpp_extension
+    sources = [str(path.parent / s["path"]) for s in doc["sources"]
+               if str(s["path"]).endswith((".cu", ".cpp", ".cc", ".cxx"))]
+    opts = doc["spec"].get("compile_options") or {}
+    try:
+        module = cpp_extension.load(name=f"kgo_sol_{problem.sha[:16]}", sources=sources,
+                                    extra_cflags=opts.get("cflags") or [], extra_cuda_cflags=opts.get("cuda_cflags")
+                                    or [], extra_ldflags=opts.get("ld_flags") or [])
+    except Exception as e:
+        raise C.LoadError(f"building the solution's sources failed: {type(e).__name__}: {e}"[:3000],
+                          culprit="kernel") from e
+    return module, fn
+
+
 def _load_kernel(problem, names_in, names_out):
     import inspect
+    doc = solution_document(problem.kernel_path.read_text(errors="replace")) \
+        if problem.kernel_path.suffix == ".json" else None
+    if doc is not None:
+        problem.module, entry = _load_solution(problem, doc)
+        problem.entry = problem.req.get("entry") or entry
+        fn = getattr(problem.module, problem.entry, None)
+        if not callable(fn):
+            raise _err(f"the solution's sources define no function '{problem.entry}' (spec.entry_point)", "kernel")
+        problem.fn = fn
+        problem.dps = bool(doc["spec"].get("destination_passing_style", True))
+        problem.facts = {"dps": problem.dps}
+        return
     problem.module = C.import_file(problem.kernel_path, problem.sha)
     problem.entry = problem.req.get("entry") or _find_entry(problem.module, names_in, problem.kernel_path)
     fn = getattr(problem.module, problem.entry, None)

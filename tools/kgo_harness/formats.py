@@ -9,10 +9,10 @@ import pathlib
 import torch
 from torch.overrides import TorchFunctionMode
 
-from kgo_harness import contract_fmh66, contract_kernelbench, contract_solexec, contract_tritonbench
+from kgo_harness import contract_fmh66, contract_kernelbench, contract_opus24, contract_solexec, contract_tritonbench
 
 ADAPTERS = {"fmh66": contract_fmh66, "kernelbench": contract_kernelbench, "sol-execbench": contract_solexec,
-            "tritonbench": contract_tritonbench}
+            "tritonbench": contract_tritonbench, "opus24": contract_opus24}
 NAMES = ("auto", "seed", "op", "cuda") + tuple(ADAPTERS)
 
 
@@ -29,7 +29,7 @@ def detect(kernel_path, reference_path):
     """The adapter name the files fit, or None (the seed/op contracts then decide)."""
     kernel_text = _text(kernel_path)
     ref_text = _text(reference_path)
-    for name in ("kernelbench", "sol-execbench", "tritonbench", "fmh66"):
+    for name in ("kernelbench", "sol-execbench", "tritonbench", "opus24", "fmh66"):
         if ADAPTERS[name].detect(kernel_text, reference_path, ref_text):
             return name
     return None

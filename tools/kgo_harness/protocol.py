@@ -43,7 +43,7 @@ def _schema_errors(request):
 def _basic_checks(request):
     """The checks that matter most, also where jsonschema is not installed."""
     enums = {"contract": ("auto", "seed", "op", "cuda", "fmh66", "kernelbench", "sol-execbench",
-                          "tritonbench"), "device": ("cuda", "cpu"),
+                          "tritonbench", "opus24"), "device": ("cuda", "cpu"),
              "determinism": ("bitwise", "off"), "isolate": ("request", "case")}
     for key, allowed in enums.items():
         if key in request and request[key] not in allowed:

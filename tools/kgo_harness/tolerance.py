@@ -86,7 +86,7 @@ def decide(dtype_name, input_dtypes=(), family=None, precision=None, op_scale=1.
     atol, rtol, rel = by_dtype(base)
     tol = {"atol": atol * op_scale, "rtol": rtol * op_scale, "max_rel_err": rel * op_scale,
            "atol_scale": "absolute"}
-    source = "default" if len(basis) == 1 and op_scale == 1.0 and not family else "policy"
+    source = "default" if base == dtype_name and op_scale == 1.0 else "policy"
     if op_scale != 1.0:
         basis.append(f"op scale x{op_scale:g}")
     if family == "contraction" and base != "float64":

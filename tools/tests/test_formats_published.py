@@ -1,0 +1,253 @@
+"""Published kernel formats as their authors publish them (issue 30): detection from the files alone, setup()
+read for what it declares, the tolerance policy and its stated source, kernels a file compiles itself counting
+as its own, problems without dims, opus24's kernel + test file, SOL-ExecBench's solution document. Every file
+used is kgo's own, written in the published layout (examples/formats/ and the strings below)."""
+# ctest-cost: 40
+import json
+import pathlib
+import shutil
+import subprocess
+import sys
+import textwrap
+import types
+
+import pytest
+
+from conftest import KERNELS, ROOT
+
+from kgo_harness import cuda_contract, formats, launches, tolerance
+from kgo_harness.contracts import LoadError, Problem
+
+EX = ROOT / "examples" / "formats"
+
+
+def request(**kw):
+    from kgo_harness.protocol import normalize
+    return normalize({"command": "check", "device": "cpu", **kw})
+
+
+# --- the tolerance policy ---------------------------------------------------------------------------------
+def test_policy_by_dtype_family_precision_and_source():
+    plain = tolerance.decide("float32")
+    assert (plain["atol"], plain["rtol"], plain["source"]) == (1e-4, 1e-3, "default")
+    half_in = tolerance.decide("float32", ["float16", "float32"])
+    assert half_in["max_rel_err"] == 1e-2 and half_in["source"] == "policy" and "float16 inputs" in half_in["basis"]
+    tf32 = tolerance.decide("float32", [], "contraction", "tfloat32")
+    assert tf32["rtol"] == 1e-2 and tf32["atol_scale"] == "reference_rms" and "tfloat32" in tf32["basis"]
+    stated = tolerance.decide("float32", [], None, None, 1.0, ({"atol": 1e-4, "rtol": 1e-4}, "KernelBench"))
+    assert stated["source"] == "format" and stated["rtol"] == 1e-4 and stated["max_rel_err"] == 1e-3
+    ref = tolerance.decide("float16", [], None, None, 1.0, ({"atol": 1e-4}, "X"), {"atol": 5e-3})
+    assert ref["source"] == "ref.py" and ref["atol"] == 5e-3
+    req = tolerance.decide("float16", [], None, None, 1.0, None, {"atol": 5e-3}, {"rtol": 0.5})
+    assert req["source"] == "request" and req["rtol"] == 0.5 and req["atol"] == 5e-3
+
+
+def test_kernel_and_reference_sources_declare_family_and_tf32():
+    dot = "acc += tl.dot(a, b)\n"
+    assert tolerance.kernel_precision(dot, "float32") == ("contraction", "tfloat32")
+    assert tolerance.kernel_precision(dot + "tl.dot(a, b, input_precision='ieee')", "float32") == \
+        ("contraction", None)
+    assert tolerance.kernel_precision(dot, "float16") == ("contraction", None)
+    assert tolerance.kernel_precision("tl.store(y, x * 2)", "float32") == (None, None)
+    assert tolerance.reference_family("return torch.bmm(q, k)") == "contraction"
+    assert tolerance.reference_family("return a @ b") == "contraction"
+    assert tolerance.reference_family("@torch.no_grad()\ndef reference(x):\n    return x + 1") is None
+
+
+def test_contraction_atol_scales_with_the_reference_rms():
+    import torch
+    from kgo_harness import compare
+    ref = torch.full((1000,), 100.0, dtype=torch.float64)
+    out = (ref + 0.5).to(torch.float32)       # off by 0.5 where values are ~100: 5e-3 relative
+    out[0] = 0.5                              # one element far off
+    ref[0] = 0.0
+    plain = compare.compare("c", out, ref, 1e-2, 1e-2, 1e-2)
+    scaled = compare.compare("c", out, ref, 1e-2, 1e-2, 1e-2, atol_scale="reference_rms")
+    assert not plain["passed"] and plain["atol_used"] == 1e-2
+    assert scaled["passed"] and scaled["atol_used"] == pytest.approx(1e-2 * float(ref.pow(2).mean().sqrt()))
+
+
+def test_half_inputs_made_by_setup_are_judged_with_half_tolerance(harness, tmp_path):
+    """fmh66's setup() may make fp16 tensors whatever dtype kgo asks for: the inputs' dtype decides."""
+    k = tmp_path / "kernel.py"
+    k.write_text(textwrap.dedent('''
+        import torch
+        def setup(N=64, seed=0, dtype=torch.float32, **kw):
+            torch.manual_seed(seed)
+            x = torch.randn(N, dtype=torch.float16)
+            return {"inputs": {"x": x, "y": torch.empty(N, dtype=torch.float16), "N": N}, "outputs": ["y"]}
+        def run_kernel(x, y, N, **kw):
+            y.copy_((x.float() * 1.0015).half())   # 1.5e-3 off: inside fp16's tolerance, outside fp32's
+    '''))
+    r = tmp_path / "ref.py"
+    r.write_text("def reference(x, y, N, **kw):\n    y.copy_(x)\n")
+    res = harness(kernel=str(k), reference=str(r), device="cpu", trials=1, edge_shapes=False, delegation=False)
+    assert res["contract"] == "fmh66"
+    assert res["verdict"] == "PASS", res["message"]
+    assert res["tolerance"]["source"] == "policy" and "float16 inputs" in res["tolerance"]["basis"]
+
+
+# --- setup() declarations (fmh66) --------------------------------------------------------------------------
+def test_setup_declaration_reads_dims_scalars_and_outputs():
+    src = (EX / "fmh66-cuda" / "ref.py").read_text()
+    d = formats.setup_declaration(src)
+    assert d["dims"] == [("rows", 256), ("cols", 1024)] and d["scalars"] == {"eps": 1e-6}
+    assert d["outputs"] == ["y"] and d["inputs"] == ["x", "w", "y", "rows", "cols", "eps"]
+    assert formats.setup_declaration("def reference(**kw): pass") is None
+
+
+def test_cuda_solve_without_const_takes_its_outputs_from_setup():
+    p = Problem(request(kernel=str(EX / "fmh66-cuda" / "kernel.cu"), reference=str(EX / "fmh66-cuda" / "ref.py")),
+                "reference")
+    assert p.contract == "cuda"
+    roles = {q.name: q.const for q in p.params if q.pointer}
+    assert roles == {"x": True, "w": True, "y": False}
+    assert p.args["eps"] == 1e-6 and p.default_shapes() == [[256, 1024]]
+
+
+def test_cuda_solve_without_const_or_setup_names_the_flag(tmp_path):
+    shutil.copy(EX / "fmh66-cuda" / "kernel.cu", tmp_path / "kernel.cu")
+    (tmp_path / "ref.py").write_text("def reference(x, w, y, rows, cols, eps):\n    pass\n")
+    with pytest.raises(LoadError, match="pass --outputs y "):
+        Problem(request(kernel=str(tmp_path / "kernel.cu"), reference=str(tmp_path / "ref.py")), "reference")
+
+
+def test_fmh66_setup_with_a_float_setting_runs(harness, tmp_path):
+    src = (EX / "fmh66" / "kernel.py").read_text()
+    src = src.replace("def setup(R=256, H=1024, seed=0", "def setup(R=256, H=1024, eps=1e-6, seed=0")
+    (tmp_path / "kernel.py").write_text(src)
+    shutil.copy(EX / "fmh66" / "ref.py", tmp_path / "ref.py")
+    res = harness(kernel=str(tmp_path / "kernel.py"), reference=str(tmp_path / "ref.py"), device="cpu", trials=1,
+                  shapes=[[4, 32]], edge_shapes=False)
+    assert res["contract"] == "fmh66" and res["verdict"] == "PASS", res["message"]
+    assert [c["shape"] for c in res["cases"]] == [[4, 32]]
+
+
+def test_fmh66_setup_parameter_without_default_names_the_arg(harness, tmp_path):
+    src = (EX / "fmh66" / "kernel.py").read_text().replace("def setup(R=256, H=1024, seed=0",
+                                                           "def setup(mode, R=256, H=1024, seed=0")
+    (tmp_path / "kernel.py").write_text(src)
+    shutil.copy(EX / "fmh66" / "ref.py", tmp_path / "ref.py")
+    res = harness(kernel=str(tmp_path / "kernel.py"), reference=str(tmp_path / "ref.py"), device="cpu")
+    assert res["verdict"] == "FAIL" and "--arg mode=VALUE" in res["message"]
+
+
+# --- KernelBench ------------------------------------------------------------------------------------------
+def test_kernelbench_problem_without_dims_runs_its_fixed_inputs(harness):
+    kb = EX / "kernelbench-fixed"
+    res = harness(kernel=str(kb / "model_new.py"), reference=str(kb / "problem.py"), device="cpu", trials=1,
+                  shapes=[[1, 128]], shapes_given=True)
+    assert res["contract"] == "kernelbench" and res["verdict"] == "PASS", res["message"]
+    assert [c["shape"] for c in res["cases"]] == [[]]
+    assert any("no named dims" in w and "1x128" in w for w in res["warnings"]), res.get("warnings")
+    assert res["tolerance"]["source"] == "format" and "KernelBench" in res["tolerance"]["basis"]
+
+
+def test_dims_messages_never_print_empty_names():
+    owner = "the problem file"
+    msg = formats.dims_mismatch(owner, [], [], (1, 128))
+    assert "takes ;" not in msg and "use  " not in msg and "drop --shape" in msg
+    msg = formats.dims_mismatch(owner, ["M", "N"], [64, 32], (7,))
+    assert "--dim M=64 --dim N=32" in msg and "--shape 64x32" in msg
+
+
+# --- kernels the file compiles itself ---------------------------------------------------------------------
+def test_compiled_extension_functions_count_as_own_launches():
+    mod = types.ModuleType("ext")
+    mod.add_cuda = lambda a, b: a + b
+    mod._private = lambda: None
+    launches.reset()
+    launches.count_module(mod, "cpp_extension.load_inline")
+    assert mod.add_cuda(1, 2) == 3 and mod.add_cuda(2, 2) == 4
+    assert launches.snapshot() == {"add_cuda (cpp_extension.load_inline)": 2}
+
+
+def test_load_inline_is_hooked_before_the_kernel_file_imports_it(tmp_path):
+    """In a fresh process: a file that imports load_inline gets the hooked one, and what it returns counts
+    (load_inline itself is replaced by a stand-in: compiling needs nvcc)."""
+    kernel = tmp_path / "model_new.py"
+    kernel.write_text("from torch.utils.cpp_extension import load_inline\n"
+                      "ext = load_inline(name='x', cpp_sources='', functions=['scale'])\n")
+    script = textwrap.dedent(f'''
+        import sys, types
+        sys.path.insert(0, {str(ROOT / "tools")!r})
+        import torch.utils.cpp_extension as ce
+        def fake(*a, **k):
+            m = types.ModuleType("x"); m.scale = lambda v: v * 2; return m
+        ce.load_inline = fake
+        from kgo_harness import contracts, launches
+        mod = contracts.import_file({str(kernel)!r}, "f" * 64)
+        assert mod.ext.scale(3) == 6
+        print(launches.snapshot())
+    ''')
+    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+    assert "'scale (cpp_extension.load_inline)': 1" in out.stdout
+
+
+def test_load_inline_model_new_on_the_cpu_needs_a_gpu(harness, tmp_path):
+    (tmp_path / "model_new.py").write_text(textwrap.dedent('''
+        import torch.nn as nn
+        from torch.utils.cpp_extension import load_inline
+        src = "__global__ void k(float* y) {}"
+        ext = load_inline(name="k", cpp_sources="", cuda_sources=src, functions=["k"])
+        class ModelNew(nn.Module):
+            def forward(self, a, b):
+                return ext.k(a, b)
+    '''))
+    kb = EX / "kernelbench-fixed"
+    res = harness(kernel=str(tmp_path / "model_new.py"), reference=str(kb / "problem.py"), device="cpu")
+    assert res["verdict"] == "FAIL" and "needs a GPU" in res["message"]
+
+
+# --- opus24 -----------------------------------------------------------------------------------------------
+def test_opus24_kernel_with_its_test_file(harness):
+    k = EX / "opus24" / "kernel" / "triton_rowscale_kernel_v1.py"
+    t = EX / "opus24" / "tests" / "test_rowscale_kernel.py"
+    from kgo_harness import contract_opus24
+    assert contract_opus24.test_file_for(k) == t
+    assert formats.detect(str(k), str(t)) == "opus24"
+    res = harness(kernel=str(k), reference=str(t), device="cpu", trials=2)
+    assert res["contract"] == "opus24" and res["verdict"] == "PASS", res["message"]
+    assert sorted({tuple(c["shape"]) for c in res["cases"]}) == [(1,), (2,)]
+    assert res["tolerance"]["source"] == "format" and res["tolerance"]["rtol"] == 1e-5
+    assert res["delegation"]["delegated"] is False
+
+
+def test_opus24_wrong_kernel_fails(harness, tmp_path):
+    k = tmp_path / "triton_rowscale_kernel_v2.py"
+    k.write_text((EX / "opus24" / "kernel" / "triton_rowscale_kernel_v1.py").read_text().replace("+ 1.0", "+ 1.01"))
+    res = harness(kernel=str(k), reference=str(EX / "opus24" / "tests" / "test_rowscale_kernel.py"), device="cpu",
+                  trials=1)
+    assert res["contract"] == "opus24" and res["verdict"] == "FAIL"
+
+
+# --- SOL-ExecBench solution documents ---------------------------------------------------------------------
+def test_sol_solution_json_is_read_not_imported(harness, tmp_path):
+    sol = EX / "sol-execbench-solution"
+    res = harness(kernel=str(sol / "solution.json"), reference=str(sol / "definition.json"), device="cpu",
+                  trials=1, edge_shapes=False, cache_dir=str(tmp_path / "cache"))
+    assert res["contract"] == "sol-execbench" and res["verdict"] == "PASS", res["message"]
+    cases = {tuple(c["shape"]): c for c in res["cases"]}
+    assert cases[(333,)]["atol"] == 1e-5 and "workload t333" in cases[(333,)]["tolerance_source"]
+    assert (tmp_path / "cache" / "sol-solutions").is_dir()
+
+
+def test_sol_solution_source_path_cannot_leave_its_folder(harness, tmp_path):
+    sol = EX / "sol-execbench-solution"
+    doc = json.loads((sol / "solution.json").read_text())
+    doc["sources"][0]["path"] = "../escape.py"
+    doc["spec"]["entry_point"] = "../escape.py::run"
+    (tmp_path / "solution.json").write_text(json.dumps(doc))
+    for f in ("definition.json", "workload.jsonl"):
+        shutil.copy(sol / f, tmp_path / f)
+    res = harness(kernel=str(tmp_path / "solution.json"), reference=str(tmp_path / "definition.json"),
+                  device="cpu", cache_dir=str(tmp_path / "cache"))
+    assert res["verdict"] == "FAIL" and "leaves the solution's folder" in res["message"]
+    assert not (tmp_path / "cache" / "escape.py").exists()
+
+
+def test_sol_solution_without_definition_names_it(harness):
+    sol = EX / "sol-execbench-solution"
+    res = harness(kernel=str(sol / "solution.json"), device="cpu")
+    assert res["verdict"] == "FAIL" and f"--reference {sol / 'definition.json'}" in res["message"]
