@@ -163,6 +163,7 @@ Target workspace_target(const fs::path& workspace, const core::WorkspaceConfig& 
   t.entry = opts.entry;
   t.dtype = opts.dtype.value_or(cfg.dtype);
   t.torch_dtype = torch_dtype_name(t.dtype);
+  t.dtype_given = opts.dtype.has_value() || t.torch_dtype != "float32";
   t.args = parse_args(opts.args);
   t.allow_ops = opts.allow_ops;
   t.memory_limit_mb = opts.memory_limit_mb;
@@ -192,6 +193,7 @@ nlohmann::json target_request(const Target& t) {
           {"args", t.args},
           {"shapes", shapes},
           {"shapes_given", t.shapes_given},
+          {"dtype_given", t.dtype_given},
           {"allow_ops", t.allow_ops}};
   if (t.memory_limit_mb) req["memory_limit_mb"] = *t.memory_limit_mb;
   for (const char* key : {"dims", "inputs", "outputs", "sizes"}) {

@@ -54,6 +54,7 @@ struct Target {
   nlohmann::json args = nlohmann::json::object();
   std::vector<std::vector<long long>> shapes;
   bool shapes_given = true;             // false: kgo's default sizes, the format may use its own
+  bool dtype_given = true;              // false: fp32 by default only; a format's declared dtype (setup) wins
   nlohmann::json contract_spec;         // dims/inputs/outputs/sizes (see contract_spec())
   std::vector<std::string> allow_ops;   // the request's allow_ops
   std::optional<long long> memory_limit_mb;  // the kernel worker's memory cap; unset: the harness default

@@ -30,6 +30,8 @@ def load(problem):
             raise C.LoadError("ref.py defines no reference(**kw) function", culprit="reference")
         problem.ref_fn = problem.ref_module.reference
         problem.dim_names, problem.dim_defaults = problem.kernel_info["dims"]
+        if problem.kernel_info.get("dtype"):
+            problem.dtype = C.torch_dtype(problem.kernel_info["dtype"])
         return
     problem.module = C.import_file(problem.kernel_path, problem.sha)
     for name in ("setup", "run_kernel"):
@@ -51,6 +53,11 @@ def load(problem):
     problem.dim_names = [p.name for p in dims]
     problem.dim_defaults = [p.default for p in dims]
     problem.facts = {"dims": [problem.dim_names, problem.dim_defaults]}
+    declared = sig.parameters["dtype"].default if "dtype" in sig.parameters else None
+    if not problem.req.get("dtype_given", True) and isinstance(declared, (torch.dtype, str)):
+        # setup()'s own dtype default (kernel-opt-agent's flash attention makes float16) is what its author runs.
+        problem.dtype = C.torch_dtype(str(declared).replace("torch.", ""))
+        problem.facts["dtype"] = str(problem.dtype).replace("torch.", "")
     problem.setup_takes_device = "device" in sig.parameters
 
 

@@ -95,6 +95,7 @@ def normalize(request, command=None):
     if req["total_timeout_s"] is None:
         req["total_timeout_s"] = 600.0 if cmd == "bench" else 60.0
     req["shapes_given"] = bool(request.get("shapes_given", bool(req["shapes"])))
+    req["dtype_given"] = bool(request.get("dtype_given", "dtype" in request))
     if not req["shapes"] and cmd in ("bench", "run-once"):
         req["shapes"] = [list(s) for s in BENCH_SHAPES] if cmd == "bench" else [[1024, 1024]]
     req["args"] = {k: str(v) for k, v in req["args"].items()}

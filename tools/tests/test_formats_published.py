@@ -251,3 +251,24 @@ def test_sol_solution_without_definition_names_it(harness):
     sol = EX / "sol-execbench-solution"
     res = harness(kernel=str(sol / "solution.json"), device="cpu")
     assert res["verdict"] == "FAIL" and f"--reference {sol / 'definition.json'}" in res["message"]
+
+
+def test_fmh66_setup_dtype_default_is_used_unless_a_dtype_is_given(harness, tmp_path):
+    """kernel-opt-agent's setup(..., dtype=torch.float16): with no --dtype, the author's dtype is run."""
+    k = tmp_path / "kernel.py"
+    k.write_text(textwrap.dedent('''
+        import torch
+        def setup(N=64, seed=0, dtype=torch.float16, **kw):
+            torch.manual_seed(seed)
+            return {"inputs": {"x": torch.randn(N, dtype=dtype), "y": torch.empty(N, dtype=dtype), "N": N},
+                    "outputs": ["y"]}
+        def run_kernel(x, y, N, **kw):
+            y.copy_(x * 2)
+    '''))
+    (tmp_path / "ref.py").write_text("def reference(x, y, N, **kw):\n    y.copy_(x * 2)\n")
+    common = dict(kernel=str(k), reference=str(tmp_path / "ref.py"), device="cpu", trials=1, edge_shapes=False,
+                  delegation=False)
+    res = harness(**common, dtype_given=False)
+    assert res["tolerance"]["basis"].startswith("float16"), res["tolerance"]
+    res = harness(**common, dtype="float32", dtype_given=True)
+    assert res["tolerance"]["basis"].startswith("float32"), res["tolerance"]
