@@ -310,3 +310,39 @@ def test_kernelbench_custom_summary_carries_the_custom_message(tmp_path):
     validate(j, "cli/check.schema.json")
     assert j["roofline"]["op"] is None and "torch.relu is applied to something other than forward's inputs" in \
         j["roofline"]["message"]
+
+
+def test_opus24_kernel_finds_its_test_file_and_runs_as_published(tmp_path):
+    """opus24/mcp-for-triton-kernel's layout: kernel/triton_<op>_kernel_v<N>.py + tests/test_<op>_kernel.py,
+    no flag: kgo init takes the test file as the reference, kgo check detects the format from the contents."""
+    src = copy_example(tmp_path, "opus24")
+    ws = init(tmp_path, "rowscale", src / "kernel" / "triton_rowscale_kernel_v1.py")
+    assert (ws / "ref.py").read_text() == (src / "tests" / "test_rowscale_kernel.py").read_text()
+    r = check(ws)
+    assert r.rc == 0, r.err
+    j = r.json()
+    validate(j, "cli/check.schema.json")
+    assert j["harness"]["contract"] == "opus24" and j["verdict"] == "PASS"
+    assert j["harness"]["tolerance"]["source"] == "format"
+    assert "from format" in run_kgo("check", "--workspace", ws, "--device", "cpu", "--trials", "1").out
+
+
+def test_kernelbench_problem_without_dims_ignores_the_init_shape(tmp_path):
+    kb = EX / "kernelbench-fixed"
+    ws = init(tmp_path, "fixed", kb / "model_new.py", "--reference", kb / "problem.py", "--shape", "1x128")
+    r = check(ws)
+    assert r.rc == 0, r.err
+    j = r.json()
+    assert j["verdict"] == "PASS" and [c["shape"] for c in j["harness"]["cases"]] == [[]]
+    assert any("no named dims" in w for w in j["harness"]["warnings"])
+    assert "takes ;" not in r.err and "use  " not in r.err
+
+
+def test_sol_execbench_solution_document_as_the_kernel(tmp_path):
+    sol = EX / "sol-execbench-solution"
+    ws = init(tmp_path, "solution", sol / "solution.json", "--reference", sol / "definition.json")
+    r = check(ws, "--no-edge-shapes")
+    assert r.rc == 0, r.err
+    j = r.json()
+    assert j["harness"]["contract"] == "sol-execbench" and j["verdict"] == "PASS"
+    assert "NameError" not in r.err

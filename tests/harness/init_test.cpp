@@ -32,6 +32,24 @@ TEST(InitTest, CudaSourceImpliesTheCudaFramework) {
   EXPECT_EQ(py.req.framework, "triton");
 }
 
+TEST(InitTest, Opus24KernelFindsItsTestFileInTheSiblingTestsFolder) {
+  test::TempDir tmp;
+  std::filesystem::create_directories(tmp / "kernel");
+  std::filesystem::create_directories(tmp / "tests");
+  InitOptions o = options(tmp, "kernel/triton_softmax_kernel_v3.py");
+  test::write(tmp / "tests" / "test_softmax_kernel.py", "def reference(x):\n    return x\n");
+  infer_reference(o);
+  ASSERT_TRUE(o.req.reference.has_value());
+  EXPECT_EQ(*o.req.reference, tmp / "tests" / "test_softmax_kernel.py");
+  InitOptions other = options(tmp, "kernel/triton_gelu_kernel_v1.py");  // no test file for gelu
+  infer_reference(other);
+  EXPECT_FALSE(other.req.reference.has_value());
+  InitOptions given = options(tmp, "kernel/triton_softmax_kernel_v4.py");
+  given.req.reference = tmp / "mine.py";  // --reference wins
+  infer_reference(given);
+  EXPECT_EQ(*given.req.reference, tmp / "mine.py");
+}
+
 TEST(InitTest, CudaSourceWithAnotherExplicitFrameworkIsRefused) {
   test::TempDir tmp;
   InitOptions o = options(tmp, "k.cuh");
