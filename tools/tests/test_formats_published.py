@@ -272,3 +272,10 @@ def test_fmh66_setup_dtype_default_is_used_unless_a_dtype_is_given(harness, tmp_
     assert res["tolerance"]["basis"].startswith("float16"), res["tolerance"]
     res = harness(**common, dtype="float32", dtype_given=True)
     assert res["tolerance"]["basis"].startswith("float32"), res["tolerance"]
+
+
+def test_opus24_kernel_without_its_test_file_names_it(harness):
+    k = EX / "opus24" / "kernel" / "triton_rowscale_kernel_v1.py"
+    res = harness(kernel=str(k), device="cpu")
+    assert res["verdict"] == "FAIL"
+    assert f"--reference {EX / 'opus24' / 'tests' / 'test_rowscale_kernel.py'}" in res["message"]
