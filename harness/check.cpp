@@ -188,8 +188,11 @@ std::string render_check_text(const CheckReport& r) {
                                  r.target.device, r.target.device == "cpu" ? ", TRITON_INTERPRET=1" : "");
   const nlohmann::json& tol = jobj(res, "tolerance");
   if (!tol.empty()) {
-    text += fmt::format("tolerance: atol {} rtol {} max rel_err {} (from {})\n", num(jnum(tol, "atol")),
-                        num(jnum(tol, "rtol")), num(jnum(tol, "max_rel_err")), jstr(tol, "source", "?"));
+    const std::string basis = jstr(tol, "basis");
+    text += fmt::format("tolerance: atol {}{} rtol {} max rel_err {} (from {}{})\n", num(jnum(tol, "atol")),
+                        jstr(tol, "atol_scale") == "reference_rms" ? " x RMS(reference)" : "",
+                        num(jnum(tol, "rtol")), num(jnum(tol, "max_rel_err")), jstr(tol, "source", "?"),
+                        basis.empty() ? "" : ": " + basis);
   }
   std::string table = render_cases_table(res);
   if (!table.empty()) text += "\n" + table + "\n";

@@ -313,10 +313,9 @@ class Problem:
         over = getattr(case, "tolerance_override", None)
         if over:
             stated = (over, getattr(case, "tolerance_where", "the case's own tolerance"))
-        inputs = []
-        if case is not None:
-            inputs = [str(t.dtype).replace("torch.", "") for t in case.input_tensors().values()
-                      if isinstance(t, torch.Tensor) and t.dtype.is_floating_point]
+        tensors = case.input_tensors().values() if hasattr(case, "input_tensors") else []
+        inputs = [str(t.dtype).replace("torch.", "") for t in tensors
+                  if isinstance(t, torch.Tensor) and t.dtype.is_floating_point]
         return tolerance.decide(str(self.dtype).replace("torch.", ""), inputs, family, precision,
                                 self.op.tolerance_scale if self.op else 1.0, stated,
                                 tolerance_overrides(self.ref_module), self.req)
