@@ -578,6 +578,11 @@ class CudaCase:
             else:
                 kw = self._kwargs(True)
                 got = as_list(self.p.ref_fn(**kw), self.output_names)
+                if got is None:
+                    untouched = [n for n in self.output_names if torch.equal(kw[n], upcast(self.initial[n]))]
+                    if untouched:
+                        raise LoadError(f"ref.py's reference() wrote none of {', '.join(untouched)} (solve()'s "
+                                        "outputs): it must fill them in place or return them", culprit="reference")
                 self._ref = got if got is not None else [kw[n] for n in self.output_names]
         return self._ref
 
