@@ -569,7 +569,7 @@ def run_check(req, problem, kp, emit):
 def _reported(tol):
     """The run's tolerance as the result shows it: that of its first case (the cases of a run share their
     dtype; a case whose tolerance differs names its own in `tolerance_source`)."""
-    return {k: tol[k] for k in ("atol", "rtol", "max_rel_err", "source", "basis", "atol_scale")}
+    return {k: tol[k] for k in ("atol", "rtol", "max_rel_err", "source", "basis", "atol_scale") if k in tol}
 
 
 def finish(cases, tol, deleg, problem):
