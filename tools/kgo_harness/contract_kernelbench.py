@@ -68,7 +68,8 @@ def load(problem):
         raise C.LoadError("the KernelBench contract needs the problem file (Model, get_inputs, "
                           "get_init_inputs) as the reference: pass --reference problem.py")
     text = problem.kernel_path.read_text(errors="replace")
-    if problem.device == "cpu" and "load_inline" in text:
+    if problem.device == "cpu" and re.search(r"load_inline|cpp_extension", text) and \
+            re.search(r"cuda_sources|__global__|\.cu['\"]", text):   # a C++-only extension runs on the CPU
         raise C.LoadError("ModelNew compiles CUDA with load_inline, which needs a GPU and nvcc; run on a GPU",
                           culprit="environment", needs_gpu=True)
     if problem.role == "kernel":
