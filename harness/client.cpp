@@ -149,7 +149,7 @@ HarnessOutcome run_harness(const HarnessCall& call) {
   opts.timeout = timeout;
   ProgressForwarder progress;
   if (call.progress) opts.on_stderr = [&progress](std::string_view c) { progress.feed(c); };
-  std::vector<std::string> argv = {call.python.resolved.string(), harness_entry().string(), call.command};
+  std::vector<std::string> argv = {call.python.resolved.string(), "-I", harness_entry().string(), call.command};
   core::ProcessResult p = core::run_process(argv, opts);
 
   o.seconds = p.seconds;

@@ -52,8 +52,15 @@ class KernelSide:
 
     # --- requests --------------------------------------------------------------------------------
     def load(self, msg):
+        from kgo_harness import cell
         from kgo_harness.contracts import Problem
         req = msg["request"]
+        places = msg.get("cell") or {}
+        if places.get("cache"):
+            # Before the kernel's code is imported: from here on this process writes only its folder and its
+            # identity's compile cache (a second Landlock layer; the first allowed every identity's cache).
+            cell.narrow([self.folder, places["cache"]])
+            cell.use_places(self.folder, places["cache"])
         if self.memory_cap_mb is None:
             self.memory_limit_mb, self.memory_device = req.get("memory_limit_mb"), req["device"]
             self.memory_cap_mb = limit_memory(self.memory_limit_mb or CPU_EXTRA_MB) if req["device"] == "cpu" \
@@ -392,12 +399,22 @@ def limit_gpu_memory(limit_mb):
     return round(fraction * total / 2 ** 20)   # the fraction's rounding leaves a few bytes off the MiB asked for
 
 
-def main(fd_in, fd_out, folder, device):
-    from kgo_harness import procs
-    procs.die_with_parent()
+def main(fd_in, fd_out, folder, device, namespaces=None):
+    """The kernel process's life. `namespaces`: those its template's fork entered (cell.enter); None when this
+    process was spawned, and enters its cell now, before torch is imported."""
+    from kgo_harness import cell, procs
+    if namespaces is None:
+        procs.die_with_parent()
+        namespaces = cell.enter(os.getppid(), shim=True)
     # A session of its own: whatever the kernel starts and leaves behind when this process dies (a crash, a
     # timeout's kill) is then a stray the judge ends (remote.Pool.discard), whether it called setsid or not.
     os.setsid()
+    try:
+        confined = {"namespaces": namespaces, **cell.confine(folder, namespaces)}
+        cell.use_places(folder, os.path.join(folder, "cache"))
+        confined["writable"] = cell.writable_from_here()
+    except cell.Refused as e:
+        confined = {"namespaces": namespaces, "refused": str(e)}
     out = os.fdopen(fd_out, "w", buffering=1)
     inp = os.fdopen(fd_in, "r")
     os.dup2(2, 1)
@@ -421,7 +438,7 @@ def main(fd_in, fd_out, folder, device):
         emit({"fatal": f"cannot import torch/triton in the kernel's process: {type(e).__name__}: {e}"})
         os._exit(4)
     side = KernelSide(folder, snapshot)
-    emit({"ready": True, "pid": os.getpid()})
+    emit({"ready": True, "pid": os.getpid(), "cell": confined})
     for line in inp:
         msg = json.loads(line)
         op = msg.get("op")

@@ -19,7 +19,8 @@ DEFAULTS = {"protocol": PROTOCOL, "reference": None, "contract": "auto", "op": N
             "device": "cuda", "args": {}, "atol": None, "rtol": None, "max_rel_err": None,
             "determinism": "bitwise", "delegation": True, "case_timeout_s": 30.0, "total_timeout_s": None,
             "isolate": "request", "arch": None, "cache_dir": None, "work": [], "dims": {}, "inputs": None,
-            "outputs": None, "sizes": {}, "memory_limit_mb": None, "allow_ops": [], "ceilings": None}
+            "outputs": None, "sizes": {}, "memory_limit_mb": None, "allow_ops": [], "ceilings": None,
+            "unconfined": False}
 BENCH_SHAPES = [[256, 256], [1024, 1024], [4096, 4096]]
 
 # Per-dtype defaults: (atol, rtol, max_rel_err). float32 follows the seed's correctness_check

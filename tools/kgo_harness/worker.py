@@ -29,10 +29,15 @@ def _clean(value):
 
 
 class Channel:
+    """The judge's messages to the supervisor; each carries the token of the request it answers (`nonce`)."""
+
     def __init__(self, fd):
         self.f = os.fdopen(fd, "w", buffering=1)
+        self.nonce = None
 
     def __call__(self, msg):
+        if self.nonce is not None:
+            msg = {**msg, "nonce": self.nonce}
         self.f.write(json.dumps(_clean(msg), default=_default) + "\n")
         self.f.flush()
 
@@ -82,6 +87,7 @@ def main(fd, device, kernels=True):
         req = json.loads(line)
         if req.get("command") == "shutdown":
             break
+        emit.nonce = req.pop("nonce", None)
         try:
             result = handle(req, emit)
         except Crash as c:
@@ -163,6 +169,15 @@ def handle(req, emit):
     res["kernel_process"] = {"pid": kp.proc.pid, "warm": warm_kernel}
     emit({"type": "kernel", "pid": kp.proc.pid})   # what the supervisor ends after a timeout
     try:
+        kp.wait_ready()
+    except remote.KernelDied as d:
+        raise Crash({"status": "CRASH", "message": f"the kernel's process died while starting: {d}"}, judge_ok=True)
+    res["cell"], refused = remote.cell_summary(kp.cell, bool(req.get("unconfined")))
+    if refused:
+        POOL.discard()
+        res.update({"verdict": "ERROR", "message": refused, "error": "no confinement", "culprit": "environment"})
+        return res
+    try:
         # imported before the kernel's code runs anywhere; a definition.json (sol-execbench) is read by its adapter
         if req.get("reference") and req["reference"].endswith(".py"):
             import_file(req["reference"], next(s["sha256"] for s in srcs if s["path"] == req["reference"]))
@@ -189,7 +204,7 @@ def handle(req, emit):
     except Exception as e:
         res.update({"verdict": "FAIL", "message": f"loading the reference failed: {type(e).__name__}: {e}"})
         return res
-    res["sources"] = remote.sources(req, info.get("local_files") or [])
+    res["sources"] = remote.sources(req, kp.outside(req, info.get("local_files") or []))
     rewritten = remote.rewritten(srcs, res["sources"])
     if rewritten:
         POOL.discard()
