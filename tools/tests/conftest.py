@@ -75,11 +75,12 @@ def harness(tmp_path_factory):
     serve.close()
 
 
-def run_cli(command, request, timeout=300):
-    """Runs `kgo_harness <command>` once with `request` on stdin; returns (rc, result or None, stderr)."""
+def run_cli(command, request, timeout=300, env=None):
+    """Runs `kgo_harness <command>` once (as kgo does: python -I) with `request` on stdin, with `env` added to the
+    environment; returns (rc, result or None, stderr)."""
     text = request if isinstance(request, str) else json.dumps(request)
-    proc = subprocess.run([sys.executable, str(ENTRY), command], input=text, capture_output=True, text=True,
-                          timeout=timeout, cwd=ROOT)
+    proc = subprocess.run([sys.executable, "-I", str(ENTRY), command], input=text, capture_output=True, text=True,
+                          timeout=timeout, cwd=ROOT, env={**os.environ, **(env or {})})
     try:
         result = json.loads(proc.stdout)
     except json.JSONDecodeError:
