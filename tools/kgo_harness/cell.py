@@ -296,8 +296,9 @@ def read_paths():
 
 
 def _device_files():
-    """Device nodes a kernel opens read-write: the basics and the GPU's."""
-    names = list(DEVICES_RW)
+    """Device nodes a kernel opens read-write (the basics and the GPU's), and this process's own /proc folder, which
+    the CUDA driver writes while it makes a context."""
+    names = [*DEVICES_RW, f"/proc/{os.getpid()}"]
     try:
         names += [f"/dev/{n}" for n in os.listdir("/dev") if n.startswith("nvidia")]
         names += [f"/dev/nvidia-caps/{n}" for n in os.listdir("/dev/nvidia-caps")]

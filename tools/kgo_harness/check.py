@@ -76,10 +76,13 @@ def summarize(case_rep, reps):
     case_rep["outputs"] = [{k: v for k, v in r.items() if k != "passed"} for r in reps]
 
 
-IPC = {"on": True}  # CUDA outputs cross as IPC handles until opening one fails here; then as bytes
+# CUDA tensors between the judge and a kernel process cross as bytes: CUDA IPC needs a reference-count file that
+# the exporting process creates in /dev/shm, which the kernel's cell may not write (cell.py). With an unconfined
+# kernel (kgo --unconfined) handles are tried, until opening one fails here.
+IPC = {"on": False}
 
 
-def ipc(device):
+def ipc(device, problem=None):
     return device == "cuda" and IPC["on"]
 
 
