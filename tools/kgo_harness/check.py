@@ -77,8 +77,7 @@ def summarize(case_rep, reps):
 
 
 # CUDA tensors between the judge and a kernel process cross as bytes: CUDA IPC needs a reference-count file that
-# the exporting process creates in /dev/shm, which the kernel's cell may not write (cell.py). With an unconfined
-# kernel (kgo --unconfined) handles are tried, until opening one fails here.
+# the exporting process creates in /dev/shm, which the kernel's cell may not write (cell.py).
 IPC = {"on": False}
 
 
