@@ -65,6 +65,7 @@ def enter(judge_pid, shim, on_reaper=None):
         _, status = os.waitpid(reaper, 0)
         _exit_as(status)
     os.close(w)
+    os.setsid()   # the cell's root leads a session of its own, as the kernel process does below it
     _await_adoption(judge_pid, r, shim)
     if "pid" in names:
         _fresh_proc()
