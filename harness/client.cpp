@@ -76,6 +76,7 @@ HarnessOutcome finish(const HarnessCall& call, HarnessOutcome o, const std::stri
   }
   std::string verdict = jstr(result, "verdict");
   if (verdict == "ERROR") {
+    if (jstr(result, "error") == "no confinement") throw Error(jstr(result, "message"), ExitCode::no_cell);
     std::string err = jstr(result, "error", jstr(result, "message", "?"));
     throw Error("the harness rejected the " + call.command + " request: " + err, ExitCode::harness_error);
   }

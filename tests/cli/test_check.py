@@ -292,3 +292,19 @@ def test_a_new_harness_check_is_one_registry_entry(workspace, tmp_path):
     assert details["planted"]["passed"] is False and details["planted"]["details"]["seen"] == 1
     assert details["delegation"]["passed"] is True and details["delegation"]["details"]["own_launches"] > 0
     assert run_kgo("check", "--workspace", workspace, *CPU, "--trials", "1").rc == 0  # the real harness: PASS
+
+
+def test_a_kernel_no_cell_can_confine_is_refused_unless_unconfined(workspace):
+    """Where no cell can confine the kernel (KGO_CELL=off stands in for a machine without namespaces or Landlock),
+    check refuses with its own exit code and names --unconfined; with it the verdict and the record say so."""
+    cold = {"KGO_CELL": "off", "KGO_HARNESS_DAEMON": "0"}
+    r = check(workspace, env=cold)
+    assert r.rc == 26 and "--unconfined" in r.err, (r.rc, r.err)
+    r = check(workspace, "--unconfined", env=cold)
+    assert r.rc == 0, r.err
+    cell = record(workspace)["correctness"]["details"]["cell"]
+    assert cell["unconfined"] is True and cell["confinement"] == "none (unconfined)"
+    r = check(workspace)
+    assert r.rc == 0, r.err
+    cell = record(workspace)["correctness"]["details"]["cell"]
+    assert cell["unconfined"] is False and "landlock" in cell["confinement"]
