@@ -2,6 +2,7 @@
 IQR), CUDA-graph mode for launch-bound sizes, a synchronized cross-check that counts side-stream work,
 checked outputs, and PyTorch eager / torch.compile baselines timed the same way."""
 import math
+import secrets
 import statistics
 import time
 
@@ -26,6 +27,23 @@ def check_outputs(cases, outs, tol):
             ok = ok and rep["passed"]
             worst = max(worst, rep["rel_err"] if rep["rel_err"] is not None else math.inf)
     return ok, (worst if math.isfinite(worst) else None)
+
+
+def refresh_like(cases, said, fresh, samples):
+    """Gives the judge's cases the inputs each set had at its last timed call (timing.refreshed); a message when the
+    kernel's process did not refresh as asked (a generation per sample, every set used within a few samples)."""
+    said = said if isinstance(said, dict) else {}
+    gen, at = said.get("generation"), said.get("at_call")
+    if not isinstance(gen, int) or not isinstance(at, list) or len(at) != len(cases) or gen < samples or \
+            not all(isinstance(g, int) and gen - 2 * len(cases) - 8 <= g <= gen for g in at):
+        return ("the kernel's process did not give its timed calls fresh inputs as the judge asked (generation "
+                f"{gen!r} for {samples} samples, per set {at!r}): its timing is not trusted")
+    for case, g in zip(cases, at):
+        if g == 0:
+            continue
+        live = timing.floating_inputs(case)
+        timing.refreshed(live, [t.clone() for t in live], fresh, g)
+    return None
 
 
 def per_set(kp, message, device, sets):
@@ -91,8 +109,11 @@ def bench_size(req, problem, kp, timer, shape, index, tol, work, warnings):
     made = provided_sets(req, problem, kp, shape, seed) if problem.inputs_from == "judge" else None
     busy = {"ms": timer.busy_ms, "age_s": time.perf_counter() - timer.busy_at} if timer.busy_at else None
     asked = time.perf_counter()
+    # Fresh input values before every timed sample, from a number the kernel's process learns only now; the
+    # judge rebuilds the last values of each set and checks the timed calls' outputs against them.
+    fresh = secrets.randbelow(1 << 30) if problem.inputs_from == "both" and o["check_outputs"] else None
     got = kp.call("time", bench=o, shape=list(shape), seed=seed, ipc=check.ipc(device),
-                  sets=len(made) if made else None, busy=busy)
+                  sets=len(made) if made else None, busy=busy, fresh=fresh)
     for key in ("device_s", "compile_s", "warmup_s", "warmup_credit_s"):
         timer.ledger[key] = timer.ledger.get(key, 0.0) + float((got.get("ledger") or {}).get(key) or 0.0)
     # The kernel's process reports its device time; the credit it earns is bounded by this process's own clock.
@@ -106,6 +127,12 @@ def bench_size(req, problem, kp, timer, shape, index, tol, work, warnings):
             "synced_us": None, "stream_escape": None, "message": got.get("note") or "ok", "audit": []}
     outs = per_set(kp, got["outputs"], device, sets)
     cases = made or judge_sets(problem, kp, shape, seed, sets, index)
+    if fresh is not None:
+        stale = refresh_like(cases, got.get("fresh"), fresh, len(samples))
+        if stale:
+            size["reward_hack"] = stale
+            size["message"] = stale
+            return size
     if o["check_outputs"]:
         ok, worst = check_outputs(cases, outs, tol)
         size["outputs_checked"] = ok

@@ -21,7 +21,8 @@ def time_shape(side, msg):
     set_bytes += sum(t.numel() * t.element_size() for t in first.output_buffers())
     sets = int(msg.get("sets") or timing.rotate_count(o["rotate"], set_bytes, l2))  # the judge's, if it made them
     cases = [first] + [problem.case(shape, seed + r, 0) for r in range(1, sets)]
-    call = timing.make_calls(cases, "kernel")
+    fresh = _Fresh(cases, msg.get("fresh"))
+    call = fresh.wrap(timing.make_calls(cases, "kernel"))
     side.timed_call = call
     side.timed_cases = cases
     timer.ledger.update(device_s=0.0, compile_s=0.0, warmup_s=0.0)
@@ -31,7 +32,9 @@ def time_shape(side, msg):
     if device == "cuda" and (o["graph"] == "on" or (o["graph"] == "auto" and
                                                     statistics.median(est) < o["graph_threshold_us"])):
         mode = "graph"
+    timer.refresh = fresh   # fresh input values before every timed sample (the judge checks the last ones)
     samples, mode, outs, note = timing.time_variant(timer, call, sets, mode, o["runs"])
+    timer.refresh = None
     side.verify("during the timed runs")
     synced = pending = None
     if device == "cuda":
@@ -45,8 +48,39 @@ def time_shape(side, msg):
         named += [(f"set{r}.out{i}", t) for i, t in enumerate(got)]
     return {"samples": samples, "mode": mode, "note": note, "rotate": sets, "synced_us": synced, "pending_us": pending,
             "flush_l2": timer.flush is not None, "set_bytes": set_bytes, "host_call_us": timer.host_call_us,
-            "outputs": wire.send(side.folder, named, bool(msg.get("ipc"))),
+            "outputs": wire.send(side.folder, named, bool(msg.get("ipc"))), "fresh": fresh.report(mode),
             "ledger": dict(timer.ledger)}
+
+
+class _Fresh:
+    """Before each timed sample: every input set gets fresh values (timing.refreshed), generation after generation;
+    the judge rebuilds the last generation and checks the outputs of the timed calls against it."""
+
+    def __init__(self, cases, fresh):
+        self.fresh, self.generation = fresh, 0
+        self.live = [timing.floating_inputs(c) for c in cases] if fresh is not None else []
+        self.originals = [[t.clone() for t in ts] for ts in self.live]
+        self.at_call = [0] * len(cases)   # the generation each set's inputs had at its last call
+
+    def wrap(self, call):
+        def run(r):
+            self.at_call[r] = self.generation
+            return call(r)
+        return run
+
+    def report(self, mode):
+        if self.fresh is None:
+            return None
+        # A graph replay runs every set's calls, each on the generation just made.
+        return {"generation": self.generation,
+                "at_call": [self.generation] * len(self.at_call) if mode == "graph" else self.at_call}
+
+    def __call__(self):
+        if self.fresh is None:
+            return
+        self.generation += 1
+        for live, orig in zip(self.live, self.originals):
+            timing.refreshed(live, orig, self.fresh, self.generation)
 
 
 def _timer(side, o, l2):
