@@ -35,6 +35,7 @@ def time_shape(side, msg):
     timer.refresh = fresh   # fresh input values before every timed sample (the judge checks the last ones)
     samples, mode, outs, note = timing.time_variant(timer, call, sets, mode, o["runs"])
     timer.refresh = None
+    said = fresh.report(mode)   # before the probes below call the kernel again: `outs` are the timed calls'
     side.verify("during the timed runs")
     synced = pending = None
     if device == "cuda":
@@ -48,7 +49,7 @@ def time_shape(side, msg):
         named += [(f"set{r}.out{i}", t) for i, t in enumerate(got)]
     return {"samples": samples, "mode": mode, "note": note, "rotate": sets, "synced_us": synced, "pending_us": pending,
             "flush_l2": timer.flush is not None, "set_bytes": set_bytes, "host_call_us": timer.host_call_us,
-            "outputs": wire.send(side.folder, named, bool(msg.get("ipc"))), "fresh": fresh.report(mode),
+            "outputs": wire.send(side.folder, named, bool(msg.get("ipc"))), "fresh": said,
             "ledger": dict(timer.ledger)}
 
 
@@ -69,6 +70,7 @@ class _Fresh:
         return run
 
     def report(self, mode):
+        """The generations the timed calls' outputs belong to; calls after this one are not the timed ones."""
         if self.fresh is None:
             return None
         # A graph replay runs every set's calls, each on the generation just made.
