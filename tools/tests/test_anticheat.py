@@ -74,7 +74,9 @@ def test_side_stream_without_sync(harness):
     bench = harness(command="bench", kernel=kernel("cheat_side_stream.py"), op="softmax", device="cuda",
                     shapes=[[4096, 4096]], bench={"baselines": [], "runs": 10})
     size = bench["sizes"][0]
-    assert size["stream_escape"] is True and bench["verdict"] == "FAIL"
+    # Caught either way: its work escapes the timed stream, or (when the side stream's short kernel finished before
+    # the pending probe looked, as seen on an H200) its timed calls' outputs are wrong on their fresh inputs.
+    assert bench["verdict"] == "FAIL" and (size["stream_escape"] is True or size["outputs_checked"] is False), size
 
 
 @pytest.mark.parametrize("device", DEVICES)
