@@ -75,7 +75,7 @@ class _Fresh:
             return None
         # A graph replay runs every set's calls, each on the generation just made.
         return {"generation": self.generation,
-                "at_call": [self.generation] * len(self.at_call) if mode == "graph" else self.at_call}
+                "at_call": [self.generation] * len(self.at_call) if mode == "graph" else list(self.at_call)}
 
     def __call__(self):
         if self.fresh is None:
