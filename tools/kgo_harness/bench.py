@@ -30,17 +30,16 @@ def check_outputs(cases, outs, tol):
 
 
 def refresh_like(cases, said, fresh, samples):
-    """Gives the judge's cases the inputs each set had at its last timed call (timing.refreshed); a message when the
-    kernel's process did not refresh as asked (a generation per sample, every set used within a few samples)."""
-    said = said if isinstance(said, dict) else {}
-    gen, at = said.get("generation"), said.get("at_call")
-    if not isinstance(gen, int) or not isinstance(at, list) or len(at) != len(cases) or gen < samples or \
-            not all(isinstance(g, int) and gen - 2 * len(cases) - 8 <= g <= gen for g in at):
-        return ("the kernel's process did not give its timed calls fresh inputs as the judge asked (generation "
-                f"{gen!r} for {samples} samples, per set {at!r}): its timing is not trusted")
-    for case, g in zip(cases, at):
+    """Gives the judge's cases the inputs each set had at its last timed call (timing.refreshed: generation g of set
+    r); a message when the kernel's process did not refresh as asked (a set refreshed before each sample)."""
+    ok = isinstance(said, list) and len(said) == len(cases) and all(isinstance(g, int) and g >= 0 for g in said) \
+        and sum(said) >= samples
+    if not ok:
+        return ("the kernel's process did not give its timed calls fresh inputs as the judge asked (generations "
+                f"{said!r} for {samples} samples): its timing is not trusted")
+    for case, g in zip(cases, said):
         if g == 0:
-            continue
+            continue   # a set no timed sample reached keeps its first values (its outputs are the warm-up's)
         live = timing.floating_inputs(case)
         timing.refreshed(live, [t.clone() for t in live], fresh, g)
     return None

@@ -22,7 +22,7 @@ def time_shape(side, msg):
     sets = int(msg.get("sets") or timing.rotate_count(o["rotate"], set_bytes, l2))  # the judge's, if it made them
     cases = [first] + [problem.case(shape, seed + r, 0) for r in range(1, sets)]
     fresh = _Fresh(cases, msg.get("fresh"))
-    call = fresh.wrap(timing.make_calls(cases, "kernel"))
+    call = timing.make_calls(cases, "kernel")
     side.timed_call = call
     side.timed_cases = cases
     timer.ledger.update(device_s=0.0, compile_s=0.0, warmup_s=0.0)
@@ -35,7 +35,7 @@ def time_shape(side, msg):
     timer.refresh = fresh   # fresh input values before every timed sample (the judge checks the last ones)
     samples, mode, outs, note = timing.time_variant(timer, call, sets, mode, o["runs"])
     timer.refresh = None
-    said = fresh.report(mode)   # before the probes below call the kernel again: `outs` are the timed calls'
+    said = fresh.report()
     side.verify("during the timed runs")
     synced = pending = None
     if device == "cuda":
@@ -54,35 +54,25 @@ def time_shape(side, msg):
 
 
 class _Fresh:
-    """Before each timed sample: every input set gets fresh values (timing.refreshed), generation after generation;
-    the judge rebuilds the last generation and checks the outputs of the timed calls against it."""
+    """Before each timed sample, the input set it runs (every set before a graph replay) gets fresh values
+    (timing.refreshed), the set's generation counting up; a set is refreshed only right before its own calls, so its
+    last outputs belong to its last generation, which the judge rebuilds and checks."""
 
     def __init__(self, cases, fresh):
-        self.fresh, self.generation = fresh, 0
+        self.fresh = fresh
         self.live = [timing.floating_inputs(c) for c in cases] if fresh is not None else []
         self.originals = [[t.clone() for t in ts] for ts in self.live]
-        self.at_call = [0] * len(cases)   # the generation each set's inputs had at its last call
+        self.generations = [0] * len(cases)
 
-    def wrap(self, call):
-        def run(r):
-            self.at_call[r] = self.generation
-            return call(r)
-        return run
-
-    def report(self, mode):
-        """The generations the timed calls' outputs belong to; calls after this one are not the timed ones."""
-        if self.fresh is None:
-            return None
-        # A graph replay runs every set's calls, each on the generation just made.
-        return {"generation": self.generation,
-                "at_call": [self.generation] * len(self.at_call) if mode == "graph" else list(self.at_call)}
-
-    def __call__(self):
+    def __call__(self, index):
         if self.fresh is None:
             return
-        self.generation += 1
-        for live, orig in zip(self.live, self.originals):
-            timing.refreshed(live, orig, self.fresh, self.generation)
+        for r in range(len(self.live)) if index is None else [index % len(self.live)]:
+            self.generations[r] += 1
+            timing.refreshed(self.live[r], self.originals[r], self.fresh, self.generations[r])
+
+    def report(self):
+        return None if self.fresh is None else list(self.generations)
 
 
 def _timer(side, o, l2):

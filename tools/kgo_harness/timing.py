@@ -79,6 +79,7 @@ class Timer:
         self.device = device
         self.flush = flush
         self.refresh = None
+        self.replaying = False
         self.o = opts
         self.ledger = ledger   # accumulates device seconds and compile seconds
         self.host_call_us = 50.0
@@ -119,10 +120,11 @@ class Timer:
         self.ledger["device_s"] += us / 1e6
         self.holds += 1
 
-    def before_sample(self):
-        """Called before each timed sample, outside the timed region (bench_kernel.Fresh refreshes the inputs)."""
+    def before_sample(self, index=None):
+        """Called before timed sample `index` (its input set: index % sets; None: a graph replay, every set),
+        outside the timed region (bench_kernel._Fresh refreshes that set's inputs)."""
         if self.refresh is not None:
-            self.refresh()
+            self.refresh(None if self.replaying else index)
 
     def flush_l2(self):
         if self.flush is not None:
@@ -142,7 +144,7 @@ class Timer:
                 break
             marks, starts, ends, host = [], [], [], []
             for i in range(need):
-                self.before_sample()
+                self.before_sample(len(good) + i)
                 self.flush_l2()
                 m, s, e = (torch.cuda.Event(enable_timing=True) for _ in range(3))
                 m.record()
@@ -213,8 +215,9 @@ class Timer:
             def take(k):
                 got = []
                 for _ in range(k):
-                    r = next(calls) % sets
-                    self.before_sample()
+                    n = next(calls)
+                    r = n % sets
+                    self.before_sample(n)
                     t0 = time.perf_counter()
                     outs[r] = call(r)
                     got.append((time.perf_counter() - t0) * 1e6)
@@ -246,8 +249,12 @@ class Timer:
         g.replay()
         self.host_call_us = (time.perf_counter() - t0) * 1e6 + 10.0
         torch.cuda.synchronize()
-        total = until_precise(lambda k: self.sampled(lambda i: g.replay(), k), runs, self.o["precision_pct"],
-                              self.o["max_runs"])
+        self.replaying = True   # each sample replays every set's calls: before_sample refreshes them all
+        try:
+            total = until_precise(lambda k: self.sampled(lambda i: g.replay(), k), runs, self.o["precision_pct"],
+                                  self.o["max_runs"])
+        finally:
+            self.replaying = False
         self.ledger["device_s"] += sum(total) / 1e6 + len(total) * self.ledger.get("flush_us", 0) / 1e6
         return [t / batch for t in total], outs, g
 

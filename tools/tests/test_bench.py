@@ -182,9 +182,10 @@ def test_timed_calls_get_fresh_inputs_so_a_memoised_kernel_is_caught(harness, de
 
 
 def test_a_process_that_skips_the_refresh_is_not_trusted():
-    """The judge holds the kernel's process to the refresh it asked for: a generation per sample, each set used on
-    a recent one."""
+    """The judge holds the kernel's process to the refresh it asked for: one set's inputs refreshed before each
+    timed sample (a generation per set), as many as the samples it reports."""
     from kgo_harness import bench
-    assert bench.refresh_like([], {"generation": 3, "at_call": []}, 7, 5).startswith("the kernel's process did not")
+    assert bench.refresh_like([], [3], 7, 5).startswith("the kernel's process did not")
     assert bench.refresh_like([], None, 7, 5)
-    assert bench.refresh_like([], {"generation": 5, "at_call": []}, 7, 5) is None
+    assert bench.refresh_like([None, None], [2, 2], 7, 5)          # 4 refreshes for 5 samples
+    assert bench.refresh_like([], [], 7, 0) is None
