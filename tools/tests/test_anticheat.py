@@ -115,3 +115,12 @@ def test_returns_tensor_subclass(harness):
     res = check(harness, "cheat_lazy.py", "gelu", "cpu")
     assert res["verdict"] == "FAIL"
     assert "not a plain torch.Tensor" in res["cases"][0]["message"]
+
+
+def test_a_kernel_that_hides_from_the_delegation_check_fails(harness):
+    """Its cases pass, but it raises under the profiler: the delegation check could not observe it, which fails the
+    kernel (it passed while an unrun check failed nothing)."""
+    res = check(harness, "hack_profiler_shy.py", "softmax", "cpu")
+    assert res["verdict"] == "FAIL", res["message"]
+    assert all(c["status"] == "PASS" for c in res["cases"])
+    assert res["delegation"]["delegated"] is True and "could not observe" in res["delegation"]["message"]
