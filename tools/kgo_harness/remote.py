@@ -86,6 +86,8 @@ class KernelProcess:
             inner["reference"] = str(kernel.parent / ref.relative_to(top)) if top in ref.parents else \
                 str(kernel.parent / "_extra" / ref.name)
         inner["cache_dir"] = cellfs.identity_cache(self.identity or "none")
+        if req.get("command") != "run-once":
+            inner["seed"] = 0   # each case's seed comes with the case: the cell cannot prepare answers at its load
         self.bound = (req, inner)
         return inner
 

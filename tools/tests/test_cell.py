@@ -3,6 +3,7 @@ Each is caught by the cell; the `*_without_the_cell` tests run the same attack w
 an unconfined request) and show that it then lands, so each test here fails with its defence removed."""
 # ctest-cost: 40
 import os
+import shutil
 import pathlib
 import socket
 import sys
@@ -155,3 +156,14 @@ def test_landlock_alone_still_holds(tmp_path):
     # writes into its own reply pipe, which the judge refuses; the judge's channel itself stays closed.
     rc, res, _ = run_cli("check", request(CELL / "hack_forge_verdict.py"), env={"KGO_CELL": "landlock"})
     assert res["verdict"] in ("FAIL", "REWARD_HACK") and "forged" not in res["message"], res["message"]
+
+
+def test_the_cell_learns_no_seed_before_its_cases(harness, tmp_path):
+    """The request a kernel process is loaded with carries no base seed (each case's comes with the case), so a
+    kernel cannot make its inputs and prepare their answers at import. Without the defence it reads 12345."""
+    kernel = written(tmp_path, "hack_seed_peek.py")
+    shutil.copy(KERNELS / "hack_gpu_memory_hog.py", tmp_path / "hack_gpu_memory_hog.py")
+    mark = harness.mark()
+    res = harness(**request(kernel, seed=12345))
+    assert res["verdict"] == "PASS", res["message"]
+    assert harness.probes(mark, "seed") == ["0"]
