@@ -1,4 +1,4 @@
-"""Which layer of the kernel's cell (tools/kgo_harness/cell.py) a CUDA context survives, one at a time, on a GPU
+"""Which layer of the kernel's cell (tools/kgo_harness/cell/confine.py) a CUDA context survives, one at a time, on a GPU
 machine (device tool): namespaces only, + the user drop, + Landlock, and Landlock alone. Prints one line a combination."""
 import os
 import subprocess
@@ -8,17 +8,17 @@ TOOLS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tools")
 CHILD = r"""
 import os, sys
 sys.path.insert(0, %r)
-from kgo_harness import cell
+from kgo_harness.cell import confine
 ns = int(os.environ["P_NS"]); drop = int(os.environ["P_DROP"]); ll = int(os.environ["P_LL"])
 os.environ["KGO_CELL"] = "auto" if ns else "landlock"
-names = cell.enter(os.getppid(), shim=True)
+names = confine.enter(os.getppid(), shim=True)
 rw = os.environ["P_RW"]
 if not drop and os.geteuid() == 0:
     names = [n for n in names if n != "pid"]  # confine drops the user only with a pid namespace
 if ll or drop:
     if not ll:
         os.environ["KGO_CELL"] = "off"
-    info = cell.confine(rw, names)
+    info = confine.confine(rw, names)
 else:
     info = {}
 import torch

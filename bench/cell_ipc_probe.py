@@ -1,6 +1,6 @@
 """Whether CUDA IPC crosses the kernel's cell (device tool): this process allocates a buffer and exports its raw
 driver IPC handle (cuIpcGetMemHandle: no /dev/shm file, unlike torch's own sharing); a child in a cell
-(cell.enter + cell.confine, as a kernel process) opens the handle and fills the buffer; this process checks it.
+(confine.enter + confine.confine, as a kernel process) opens the handle and fills the buffer; this process checks it.
 Prints one line per cell policy."""
 import ctypes
 import os
@@ -11,10 +11,10 @@ TOOLS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tools")
 CHILD = r"""
 import ctypes, os, sys
 sys.path.insert(0, %r)
-from kgo_harness import cell
-names = cell.enter(os.getppid(), shim=True)
+from kgo_harness.cell import confine
+names = confine.enter(os.getppid(), shim=True)
 rw = os.environ["P_RW"]
-info = cell.confine(rw, names)
+info = confine.confine(rw, names)
 import torch
 torch.zeros(1, device="cuda").sum().item()
 cu = ctypes.CDLL("libcuda.so.1")

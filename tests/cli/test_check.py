@@ -259,7 +259,7 @@ def test_bad_options(workspace, tmp_path):
 
 
 def _harness_with_planted_check(tmp_path):
-    """A kgo data dir identical to the source tree but for one more entry in tools/kgo_harness/checks.py."""
+    """A kgo data dir identical to the source tree but for one more entry in tools/kgo_harness/judge/checks.py."""
     data = tmp_path / "data"
     (data / "tools").mkdir(parents=True)
     for p in SOURCE_DIR.iterdir():
@@ -270,7 +270,7 @@ def _harness_with_planted_check(tmp_path):
             (data / "tools" / p.name).symlink_to(p)
     shutil.copytree(SOURCE_DIR / "tools" / "kgo_harness", data / "tools" / "kgo_harness",
                     ignore=shutil.ignore_patterns("__pycache__"))
-    with open(data / "tools" / "kgo_harness" / "checks.py", "a") as f:
+    with open(data / "tools" / "kgo_harness" / "judge" / "checks.py", "a") as f:
         f.write('\n\n@check("planted", "a check added by one registry entry")\n'
                 'def planted(ev):\n'
                 '    return {"checked": True, "passed": False, "message": "planted failure", "seen": len(ev.cases)}\n')

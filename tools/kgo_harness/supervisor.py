@@ -253,7 +253,7 @@ def run_request(req, session):
         worker, warm = session.get(device, start + WORKER_START_TIMEOUT_S)
     except RuntimeError as e:
         if req["command"] == "env":
-            from kgo_harness import envinfo
+            from kgo_harness.judge import envinfo
             rep = envinfo.env_report(req.get("device", "cuda"))
             res.update(rep)
             res["missing"] = rep["missing"] + [str(e)]

@@ -4,7 +4,8 @@ import math
 
 import pytest
 
-from kgo_harness import plausibility, timing
+from kgo_harness.judge import plausibility
+from kgo_harness import timing
 from conftest import HAS_CUDA, TEMPLATES, kernel
 
 
@@ -184,7 +185,7 @@ def test_timed_calls_get_fresh_inputs_so_a_memoised_kernel_is_caught(harness, de
 def test_a_process_that_skips_the_refresh_is_not_trusted():
     """The judge holds the kernel's process to the refresh it asked for: one set's inputs refreshed before each
     timed sample (a generation per set), as many as the samples it reports."""
-    from kgo_harness import bench
+    from kgo_harness.judge import bench
     assert bench.refresh_like([], [3], 7, 5).startswith("the kernel's process did not")
     assert bench.refresh_like([], None, 7, 5)
     assert bench.refresh_like([None, None], [2, 2], 7, 5)          # 4 refreshes for 5 samples

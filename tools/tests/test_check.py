@@ -213,7 +213,8 @@ def test_the_kernel_runs_the_next_case_while_the_judge_decides_this_one(monkeypa
     kernel's process runs it while the judge compares; the supervisor keeps timing the case begun last. Without
     the pipeline every case is decided before the next one is sent. (In this process: the judge's calls are
     observed directly.)"""
-    from kgo_harness import check, protocol, remote, worker
+    from kgo_harness.judge import check, remote, worker
+    from kgo_harness import protocol
     order = []
     begin, judge = remote.KernelProcess.begin, check.judge
 

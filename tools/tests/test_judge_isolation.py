@@ -219,7 +219,7 @@ def test_the_template_has_done_each_kernel_processs_own_start_up(harness, tmp_pa
     probe = tmp_path / "softmax_probe.py"
     probe.write_text((TEMPLATES / "softmax" / "v1_baseline.py").read_text() + """
 import json as _json, sys as _sys
-from kgo_harness import kernel_worker as _kw
+from kgo_harness.cell import kernel_worker as _kw
 _at_import = {"modules": set(_sys.modules), "resolved": len(_kw._REAL_PATHS),
               "with_file": sum(isinstance(getattr(m, "__file__", None), str) for m in list(_sys.modules.values()))}
 _inner = triton_softmax
@@ -291,7 +291,7 @@ def test_the_kernels_process_collects_garbage(harness, tmp_path):
 
 
 def test_honest_kernel_clock_readings_agree_with_the_judges():
-    from kgo_harness import guard
+    from kgo_harness.cell import guard
     before = guard.clock_stamp()
     mine = guard.clock_stamp()
     assert guard.clock_disagreement(mine, before, guard.clock_stamp()) is None
@@ -412,7 +412,7 @@ def test_out_of_gpu_memory_is_a_crash_naming_the_cap(harness):
 
 
 def test_gpu_cap_is_the_limit_as_a_share_of_the_device():
-    from kgo_harness.kernel_worker import gpu_cap_fraction
+    from kgo_harness.cell.kernel_worker import gpu_cap_fraction
     assert gpu_cap_fraction(2048, 80 * 2 ** 30) == pytest.approx(2 / 80)
     assert gpu_cap_fraction(10 ** 6, 80 * 2 ** 30) == 1.0
     assert gpu_cap_fraction(None, 80 * 2 ** 30) == 0.5   # no --memory-limit: half of the device, any size

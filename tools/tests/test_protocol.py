@@ -146,7 +146,7 @@ def test_the_triton_version_is_read_without_importing_triton_where_its_metadata_
     import sys
     from conftest import TOOLS
     tools = str(TOOLS)
-    probe = ("import sys; from kgo_harness import envinfo; v = envinfo.triton_version(); "
+    probe = ("import sys; from kgo_harness.judge import envinfo; v = envinfo.triton_version(); "
              "print(v, 'triton' in sys.modules)")
 
     def run(*path):

@@ -8,7 +8,9 @@ import time
 
 import torch
 
-from kgo_harness import check, compare, envinfo, memo, plausibility, timing
+from kgo_harness.judge import check, compare, plausibility
+from kgo_harness import memo, timing
+from kgo_harness.judge import envinfo
 from kgo_harness.protocol import case_seed, is_cuda_fatal, tolerance
 from kgo_harness.timing import Timer, make_calls, rotate_count, stats, time_variant
 

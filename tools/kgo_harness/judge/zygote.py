@@ -18,7 +18,9 @@ def serve(sock_fd, device):
     sock = socket.socket(fileno=sock_fd)
     try:
         import torch
-        from kgo_harness import bench_kernel, contracts, guard, kernel_worker, launches, wire  # noqa: F401
+        from kgo_harness.cell import bench_kernel, guard, kernel_worker
+        from kgo_harness.formats import contracts
+        from kgo_harness import launches, wire  # noqa: F401
         kernel_worker.prepare_template()
     except Exception as e:
         _reply(sock, {"error": f"cannot import torch/triton in the kernel processes' template: {type(e).__name__}: {e}"})
@@ -48,15 +50,15 @@ def _reply(sock, msg):
 
 
 def _fork(sock, fds, req, device):
-    """Forks the middle process, which enters a new cell (cell.enter: its reaper is the judge's to adopt, the
+    """Forks the middle process, which enters a new cell (confine.enter: its reaper is the judge's to adopt, the
     kernel process the reaper's child) and exits; returns {"pid"} of the reaper."""
     r, w = os.pipe()
     middle = os.fork()
     if middle == 0:
         try:
             os.close(r)
-            from kgo_harness import cell
-            namespaces = cell.enter(int(req["judge"]), shim=False, on_reaper=lambda pid: os.write(w, str(pid).encode()))
+            from kgo_harness.cell import confine
+            namespaces = confine.enter(int(req["judge"]), shim=False, on_reaper=lambda pid: os.write(w, str(pid).encode()))
             os.close(w)
             _become_kernel_process(sock, fds, req, device, namespaces)   # never returns
         finally:
@@ -79,7 +81,7 @@ def _become_kernel_process(sock, fds, req, device, namespaces):
         to_kernel_r, from_kernel_w = fds
         # Nothing of this template's descriptors but stdin/stdout/stderr and the two pipe ends stays open.
         _close_all_but(to_kernel_r, from_kernel_w)
-        from kgo_harness import kernel_worker
+        from kgo_harness.cell import kernel_worker
         kernel_worker.main(to_kernel_r, from_kernel_w, str(req["folder"]), device, namespaces)
     finally:
         os._exit(6)

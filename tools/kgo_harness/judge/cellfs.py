@@ -8,7 +8,7 @@ import pathlib
 import shutil
 import tempfile
 
-from kgo_harness import cell
+from kgo_harness.cell import confine
 
 SKIP_DIRS = {"memory", "plans", "profiles", "report", "__pycache__", "node_modules"}
 MAX_FILES, MAX_FILE_BYTES, MAX_BYTES = 2000, 64 << 20, 256 << 20
@@ -58,7 +58,7 @@ def new_folder():
 def _give(path, mode):
     """The cell's user owns `path` where the judge is root (the cell runs as that user); else the judge's own."""
     if os.geteuid() == 0:
-        os.chown(path, cell.CELL_UID, cell.CELL_UID)
+        os.chown(path, confine.CELL_UID, confine.CELL_UID)
     os.chmod(path, mode)
 
 

@@ -1,6 +1,7 @@
 """The worker: a child process (own process group) that imports torch once, loads kernels, and runs
 requests from its stdin, reporting progress and results as JSON lines on a dedicated file descriptor.
 Its stdout is redirected to stderr so prints from kernels cannot corrupt the protocol."""
+import functools
 import json
 import math
 import os
@@ -49,7 +50,8 @@ def main(fd, device, kernels=True):
     """Serves requests from stdin. Without `kernels` (a one-shot request that runs no kernel: env, catalog) no
     kernel process or template is started, which would import torch a second time for nothing."""
     global POOL
-    from kgo_harness import procs, remote
+    from kgo_harness import procs
+    from kgo_harness.judge import remote
     procs.die_with_parent()
     procs.become_subreaper()
     emit = Channel(fd)
@@ -118,7 +120,8 @@ def prepare(device):
     instead of after it. Best effort: a failure here shows again, with its message, in the request."""
     try:
         import torch
-        from kgo_harness import bench, check, envinfo  # noqa: F401
+        from kgo_harness.judge import bench, check
+        from kgo_harness.judge import envinfo  # noqa: F401
         if device == "cuda" and torch.cuda.is_available():
             torch.zeros(1, device="cuda").add_(1).sum().item()
             envinfo.environment(device)
@@ -140,8 +143,10 @@ class Crash(Exception):
 
 def handle(req, emit):
     import torch
-    from kgo_harness import bench, check, envinfo, ops, remote
-    from kgo_harness.contracts import LoadError, Problem, import_file
+    from kgo_harness.judge import bench, check, remote
+    from kgo_harness.judge import envinfo
+    from kgo_harness.formats import ops
+    from kgo_harness.formats.contracts import LoadError, Problem, import_file
 
     started = time.perf_counter()
     cmd = req["command"]
@@ -188,6 +193,7 @@ def handle(req, emit):
             # neither this process runs the file's code nor the kernel's process holds the reference's outputs.
             problem.reference_process = POOL.helper()
             problem.reference_process.call("load", request=req, role="baseline")
+            problem.run_baseline = functools.partial(check.baseline_outputs, problem.reference_process, device)
     except remote.KernelHack as h:
         POOL.discard()
         res.update({"verdict": "REWARD_HACK", "message": str(h)})

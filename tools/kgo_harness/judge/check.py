@@ -7,10 +7,12 @@ import time
 
 import torch
 
-from kgo_harness import checks, compare, cpu_honesty, memo, ops, wire
-from kgo_harness.contracts import LoadError, sha256_file
+from kgo_harness.judge import checks, compare
+from kgo_harness.formats import cpu_honesty, ops
+from kgo_harness import memo, wire
+from kgo_harness.formats.contracts import LoadError, sha256_file
 from kgo_harness.protocol import is_cuda_fatal, case_seed, merge_verdicts, tolerance
-from kgo_harness.remote import KernelDied, KernelError, KernelHack
+from kgo_harness.judge.remote import KernelDied, KernelError, KernelHack
 
 # Seconds the kernel's process spent running cases, and first-call (compile) time of this check.
 LEDGER = {"device_s": 0.0, "compile_s": 0.0}
@@ -83,6 +85,20 @@ IPC = {"on": False}
 
 def ipc(device, problem=None):
     return device == "cuda" and IPC["on"]
+
+
+def baseline_outputs(rp, device, args):
+    """Outputs of a reference that lives in the kernel's own file (tritonbench's baseline), run by `rp`, a second
+    process of the kernel's identity, on `args` (Problem.run_baseline)."""
+    from kgo_harness.formats.contracts import BaselineError
+    tensors = [(f"arg{i}", a) for i, a in enumerate(args) if type(a) is torch.Tensor]
+    try:
+        got = rp.call("reference", count=len(args), inputs=wire.send(rp.folder, tensors),
+                      scalars={str(i): a for i, a in enumerate(args) if isinstance(a, (bool, int, float, str))},
+                      ipc=ipc(device))
+    except KernelError as e:
+        raise BaselineError(str(e)) from e
+    return outputs_of(rp, got["outputs"], device)
 
 
 def outputs_of(kp, message, device):

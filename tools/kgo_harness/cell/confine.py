@@ -197,7 +197,7 @@ def confine(rw, namespaces):
     """In the kernel process before anything else: another user where this is root in namespaces of its own, then
     Landlock's first layer (writes: `rw` and every identity's compile cache, $KGO_CELL_CACHE). Returns {"user",
     "landlock"}; raises Refused where Landlock fails and the policy wants it."""
-    from kgo_harness import landlock
+    from kgo_harness.cell import landlock
     shared_write = [p for p in (os.environ.get("KGO_CELL_CACHE"),) if p]
     user = None
     if os.geteuid() == 0 and "mount" in namespaces and "pid" in namespaces:
@@ -268,7 +268,7 @@ def _closed_ancestor(path):
 
 def narrow(write):
     """Landlock's second layer once the kernel's identity is known: writes only beneath `write`."""
-    from kgo_harness import landlock
+    from kgo_harness.cell import landlock
     if wanted() == "off":
         return None
     return landlock.restrict(read=read_paths(), write=[*write, *_device_files()])
@@ -315,8 +315,7 @@ def _device_files():
 def writable_from_here():
     """Import-path folders, the interpreter and the harness that this (confined) process could write: a cell
     that could plant a .pth file or rewrite the judge's code would reach later judges. Checked by creating a file."""
-    from kgo_harness import landlock  # noqa: F401 (its folder is the harness's)
-    here = os.path.dirname(os.path.abspath(__file__))
+    here = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))   # the harness package
     targets = {os.path.realpath(p) for p in sys.path if p and os.path.isdir(p)}
     targets |= {os.path.dirname(os.path.realpath(sys.executable)), here, os.path.dirname(here)}
     found = []

@@ -14,9 +14,11 @@ import subprocess
 import sys
 import time
 
-from kgo_harness import cell, cellfs, memo, procs
+from kgo_harness.cell import confine
+from kgo_harness.judge import cellfs
+from kgo_harness import memo, procs
 
-ENTRY = pathlib.Path(__file__).resolve().parent  # the package folder: Python runs its __main__.py
+ENTRY = pathlib.Path(__file__).resolve().parents[1]  # the harness package folder: Python runs its __main__.py
 
 
 # Seconds the judge spent waiting on kernel processes in this request, by request op ("start": their start-up
@@ -125,7 +127,7 @@ class KernelProcess:
     def begin(self, op, **fields):
         """Sends one request and returns a function that waits for its reply and returns what `call` returns
         (or raises what it raises): the judge does its own work while the kernel's process runs."""
-        from kgo_harness import guard
+        from kgo_harness.cell import guard
         self.wait_ready()
         if isinstance(fields.get("request"), dict):
             fields = {**fields, "request": self.cell_request(fields["request"]),
@@ -165,7 +167,7 @@ class KernelProcess:
             rc = self.proc.wait(timeout=5)
         except subprocess.TimeoutExpired:
             return "the kernel's process stopped answering"
-        sig = cell.signal_of(rc, bool((self.cell or {}).get("namespaces")))
+        sig = confine.signal_of(rc, bool((self.cell or {}).get("namespaces")))
         if sig is not None:
             import signal
             try:
@@ -198,7 +200,7 @@ class KernelProcess:
 def cell_environment(rw):
     """The environment a kernel process starts with: its writes go to its own folder until its identity's cache is
     known; KGO_CELL_ROOT is the folder of every cell's read-only copies."""
-    return {**cell.environment(rw, os.path.join(rw, "cache")), **cell_places()}
+    return {**confine.environment(rw, os.path.join(rw, "cache")), **cell_places()}
 
 
 def cell_places():
@@ -335,7 +337,7 @@ class Pool:
         # each fork still initializes CUDA; evidence/device-2026-11-25-late/, call 11).
         self.template = None
         if template_wanted(device):
-            from kgo_harness import zygote
+            from kgo_harness.judge import zygote
             self.template = zygote.Template(device, cell_places())
         # With a template the first process is forked once the template is ready (wait_ready), so the judge
         # goes on to its own torch import meanwhile; without one it is spawned now, for the same overlap.
