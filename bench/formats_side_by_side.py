@@ -152,7 +152,7 @@ def _fmh66_dims(ref, cu):
     """The integer parameters of solve() in order, valued from ref.py's setup() defaults, else from the
     'Dims' line of the demo's correctness.md (what its author ran)."""
     sys.path.insert(0, str(ROOT / "tools"))
-    from kgo_harness import cuda_contract, formats
+    from kgo_harness.formats import cuda_contract, formats
     ints = [p.name for p in cuda_contract.parse_params(cu.read_text()) if not p.pointer and not p.is_float_scalar]
     decl = formats.setup_declaration(ref.read_text()) or {"dims": []}
     values = dict(decl["dims"])

@@ -101,7 +101,7 @@ def step_copy(out, args):
 def step_sweep(out, args):
     """Launch settings of the v4 kernels at 4096^2 fp32, timed with the harness's own Timer."""
     import torch
-    from kgo_harness import bench
+    from kgo_harness.judge import bench
     ledger = {"device_s": 0.0, "compile_s": 0.0}
     l2 = torch.cuda.get_device_properties(0).L2_cache_size
     flush = torch.ones(2 * l2 // 4, dtype=torch.float32, device="cuda")

@@ -13,7 +13,9 @@ import torch
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tools"))
 sys.path.insert(0, str(ROOT / "bench"))
-from kgo_harness import compare, contracts, launches  # noqa: E402
+from kgo_harness.judge import compare
+from kgo_harness.formats import contracts
+from kgo_harness import launches  # noqa: E402
 import kernel_variant  # noqa: E402
 
 

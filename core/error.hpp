@@ -34,6 +34,7 @@ enum class ExitCode : int {
   no_gpu = 23,            // a GPU (or GPU tool) is required and absent
   unsafe_path = 24,       // a managed workspace path is a link or special file, or a journal/kgo.json entry kgo did not write
   client_config = 25,     // an agent client's config (kgo skill install) is malformed or has a kgo entry kgo did not install
+  no_cell = 26,           // no sandbox (namespaces, Landlock) can confine the kernel here; --unconfined proceeds knowingly
   internal = 70,          // bug in kgo
 };
 

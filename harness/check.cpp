@@ -128,6 +128,7 @@ nlohmann::json correctness_value(const CheckReport& r) {
             {"dtype", r.target.torch_dtype},
             {"device", r.target.device},
             {"tolerance", tol},
+            {"cell", r.result.value("cell", nlohmann::json())},
             {"checks", check_details(r.result)},
             {"cases", cases}}}};
   if (r.result.contains("roofline") && r.result["roofline"].is_object()) {

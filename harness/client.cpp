@@ -76,6 +76,7 @@ HarnessOutcome finish(const HarnessCall& call, HarnessOutcome o, const std::stri
   }
   std::string verdict = jstr(result, "verdict");
   if (verdict == "ERROR") {
+    if (jstr(result, "error") == "no confinement") throw Error(jstr(result, "message"), ExitCode::no_cell);
     std::string err = jstr(result, "error", jstr(result, "message", "?"));
     throw Error("the harness rejected the " + call.command + " request: " + err, ExitCode::harness_error);
   }
@@ -149,7 +150,7 @@ HarnessOutcome run_harness(const HarnessCall& call) {
   opts.timeout = timeout;
   ProgressForwarder progress;
   if (call.progress) opts.on_stderr = [&progress](std::string_view c) { progress.feed(c); };
-  std::vector<std::string> argv = {call.python.resolved.string(), harness_entry().string(), call.command};
+  std::vector<std::string> argv = {call.python.resolved.string(), "-I", harness_entry().string(), call.command};
   core::ProcessResult p = core::run_process(argv, opts);
 
   o.seconds = p.seconds;

@@ -189,7 +189,7 @@ DaemonStatus start_daemon(const PythonInterpreter& py, double idle_s, const std:
   DaemonStatus s = daemon_status(py);
   if (!s.running) {
     std::string idle = fmt::format("{}", idle_s);
-    std::vector<std::string> args = {py.resolved.string(), harness_entry().string(), "serve", "--socket",
+    std::vector<std::string> args = {py.resolved.string(), "-I", harness_entry().string(), "serve", "--socket",
                                      s.socket.string(), "--idle", idle};
     std::vector<char*> argv;
     for (auto& a : args) argv.push_back(a.data());

@@ -166,6 +166,7 @@ Target workspace_target(const fs::path& workspace, const core::WorkspaceConfig& 
   t.dtype_given = opts.dtype.has_value() || t.torch_dtype != "float32";
   t.args = parse_args(opts.args);
   t.allow_ops = opts.allow_ops;
+  t.unconfined = opts.unconfined;
   t.memory_limit_mb = opts.memory_limit_mb;
   for (const auto& s : opts.shapes) t.shapes.push_back(core::parse_shape(s));
   if (opts.shapes.empty()) t.shapes = cfg.shapes;
@@ -194,7 +195,8 @@ nlohmann::json target_request(const Target& t) {
           {"shapes", shapes},
           {"shapes_given", t.shapes_given},
           {"dtype_given", t.dtype_given},
-          {"allow_ops", t.allow_ops}};
+          {"allow_ops", t.allow_ops},
+          {"unconfined", t.unconfined}};
   if (t.memory_limit_mb) req["memory_limit_mb"] = *t.memory_limit_mb;
   for (const char* key : {"dims", "inputs", "outputs", "sizes"}) {
     if (t.contract_spec.is_object() && t.contract_spec.contains(key)) req[key] = t.contract_spec[key];

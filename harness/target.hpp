@@ -25,6 +25,7 @@ struct TargetOptions {
   std::optional<std::string> contract;  // --contract (default: kgo.json's, else detected by the harness)
   std::vector<std::string> dims;        // --dim NAME=VALUE
   std::vector<std::string> allow_ops;   // --allow-op NAME: aten ops the kernel may call (not delegation)
+  bool unconfined = false;              // --unconfined: judge the kernel even where no cell can confine it
   std::optional<long long> memory_limit_mb;  // --memory-limit MIB (default: the harness's cap)
 };
 
@@ -57,6 +58,7 @@ struct Target {
   bool dtype_given = true;              // false: fp32 by default only; a format's declared dtype (setup) wins
   nlohmann::json contract_spec;         // dims/inputs/outputs/sizes (see contract_spec())
   std::vector<std::string> allow_ops;   // the request's allow_ops
+  bool unconfined = false;              // the request's unconfined (recorded with the verdict: the result's cell)
   std::optional<long long> memory_limit_mb;  // the kernel worker's memory cap; unset: the harness default
   PythonInterpreter python;
 };

@@ -36,22 +36,29 @@ json catalog_work(const std::optional<std::string>& op, const std::string& dtype
 
 json ceilings_for(const fs::path& workspace, const std::optional<std::string>& op, const std::string& dtype,
                  const std::vector<std::vector<long long>>& shapes) {
-  if (!op || shapes.empty()) return nullptr;
-  roofline::CaseSet set;
+  // The bandwidth floor needs no op: every kernel reads its inputs and writes its outputs at least once, and the
+  // harness counts those bytes itself where kgo's catalog does not know the op (a seed or published format).
   specs::Registry reg;
   try {
-    roofline::CaseRequest cr;
-    cr.op = op;
-    cr.dtype = dtype;
-    cr.shapes = {shapes.front()};
-    set = roofline::build_cases(cr);
     reg = specs::load_registry(workspace);
   } catch (const Error&) {
-    return nullptr;  // not a catalog op, or no readable registry: no floor (kgo bench says so)
+    return nullptr;  // no readable registry: no floor (kgo bench says so)
+  }
+  std::optional<std::string> compute_metric;
+  if (op && !shapes.empty()) {
+    try {
+      roofline::CaseRequest cr;
+      cr.op = op;
+      cr.dtype = dtype;
+      cr.shapes = {shapes.front()};
+      compute_metric = roofline::build_cases(cr).compute_metric;
+    } catch (const Error&) {
+      compute_metric.reset();  // not a catalog op: the floor has no FLOPs term
+    }
   }
   auto bw = roofline::highest_registered(reg, "hbm_bandwidth");
   auto audit_bw = roofline::registered(reg, "hbm_bandwidth");
-  auto peak = roofline::highest_registered(reg, set.compute_metric);
+  auto peak = compute_metric ? roofline::highest_registered(reg, *compute_metric) : std::nullopt;
   if (!bw && !peak) return nullptr;
   json c = json::object();
   if (bw) {
@@ -63,10 +70,13 @@ json ceilings_for(const fs::path& workspace, const std::optional<std::string>& o
   if (peak) {
     c["flops_per_s"] = peak->si_value;
     c["flops_source"] = peak->cited();
-  } else {
+  } else if (compute_metric) {
     c["flops_note"] = fmt::format("no {} is registered for this workspace, so the floor has no FLOPs term; "
                                   "`kgo spec auto` registers it from the gpu-wiki",
-                                  set.compute_metric);
+                                  *compute_metric);
+  } else {
+    c["flops_note"] = "the op is not in kgo's catalog, so the floor is the bytes the harness counts (inputs and "
+                      "outputs) over the registered bandwidth, with no FLOPs term";
   }
   return c;
 }

@@ -29,7 +29,7 @@ HarnessRun run_once(const harness::Target& target, const std::vector<long long>&
   core::write_file_atomic(file, req.dump(2));
   HarnessRun run;
   run.argv = wrapper;
-  for (const std::string& a : {target.python.resolved.string(), harness::harness_entry().string(),
+  for (const std::string& a : {target.python.resolved.string(), std::string("-I"), harness::harness_entry().string(),
                                std::string("run-once"), std::string("--request"), file.string()}) {
     run.argv.push_back(a);
   }

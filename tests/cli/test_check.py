@@ -259,7 +259,7 @@ def test_bad_options(workspace, tmp_path):
 
 
 def _harness_with_planted_check(tmp_path):
-    """A kgo data dir identical to the source tree but for one more entry in tools/kgo_harness/checks.py."""
+    """A kgo data dir identical to the source tree but for one more entry in tools/kgo_harness/judge/checks.py."""
     data = tmp_path / "data"
     (data / "tools").mkdir(parents=True)
     for p in SOURCE_DIR.iterdir():
@@ -270,7 +270,7 @@ def _harness_with_planted_check(tmp_path):
             (data / "tools" / p.name).symlink_to(p)
     shutil.copytree(SOURCE_DIR / "tools" / "kgo_harness", data / "tools" / "kgo_harness",
                     ignore=shutil.ignore_patterns("__pycache__"))
-    with open(data / "tools" / "kgo_harness" / "checks.py", "a") as f:
+    with open(data / "tools" / "kgo_harness" / "judge" / "checks.py", "a") as f:
         f.write('\n\n@check("planted", "a check added by one registry entry")\n'
                 'def planted(ev):\n'
                 '    return {"checked": True, "passed": False, "message": "planted failure", "seen": len(ev.cases)}\n')
@@ -292,3 +292,19 @@ def test_a_new_harness_check_is_one_registry_entry(workspace, tmp_path):
     assert details["planted"]["passed"] is False and details["planted"]["details"]["seen"] == 1
     assert details["delegation"]["passed"] is True and details["delegation"]["details"]["own_launches"] > 0
     assert run_kgo("check", "--workspace", workspace, *CPU, "--trials", "1").rc == 0  # the real harness: PASS
+
+
+def test_a_kernel_no_cell_can_confine_is_refused_unless_unconfined(workspace):
+    """Where no cell can confine the kernel (KGO_CELL=off stands in for a machine without namespaces or Landlock),
+    check refuses with its own exit code and names --unconfined; with it the verdict and the record say so."""
+    cold = {"KGO_CELL": "off", "KGO_HARNESS_DAEMON": "0"}
+    r = check(workspace, env=cold)
+    assert r.rc == 26 and "--unconfined" in r.err, (r.rc, r.err)
+    r = check(workspace, "--unconfined", env=cold)
+    assert r.rc == 0, r.err
+    cell = record(workspace)["correctness"]["details"]["cell"]
+    assert cell["unconfined"] is True and cell["confinement"] == "none (unconfined)"
+    r = check(workspace)
+    assert r.rc == 0, r.err
+    cell = record(workspace)["correctness"]["details"]["cell"]
+    assert cell["unconfined"] is False and "landlock" in cell["confinement"]

@@ -1,5 +1,5 @@
 """One op catalog: kgo's (roofline/catalog.cpp, exported by `kgo roofline --explain --json`) owns names,
-aliases, dtypes and FLOP/byte counts; the harness (tools/kgo_harness/ops.py) keeps only inputs, references and
+aliases, dtypes and FLOP/byte counts; the harness (tools/kgo_harness/formats/ops.py) keeps only inputs, references and
 aten ops, under kgo's canonical names. These tests fail when the two sides disagree."""
 # ctest-cost: 20
 import dataclasses
@@ -30,7 +30,7 @@ def harness_catalog():
 def harness_op_fields():
     sys.path.insert(0, str(SOURCE_DIR / "tools"))
     try:
-        from kgo_harness import ops
+        from kgo_harness.formats import ops
     finally:
         sys.path.pop(0)
     return {f.name for f in dataclasses.fields(ops.Op)}
@@ -51,7 +51,7 @@ def disagreements(kgo, harness, op_fields):
         for key in sorted(COUNTING_FIELDS & set(op)):
             found.append(f"harness op '{name}' carries '{key}': counts and aliases live in kgo's catalog")
     for key in sorted(COUNTING_FIELDS & set(op_fields)):
-        found.append(f"tools/kgo_harness/ops.py's Op has a '{key}' field: counts and aliases live in kgo's catalog")
+        found.append(f"tools/kgo_harness/formats/ops.py's Op has a '{key}' field: counts and aliases live in kgo's catalog")
     return found
 
 
@@ -82,7 +82,7 @@ def test_planted_disagreements_are_found():
 def harness_ops():
     sys.path.insert(0, str(SOURCE_DIR / "tools"))
     try:
-        from kgo_harness import ops
+        from kgo_harness.formats import ops
     finally:
         sys.path.pop(0)
     return ops

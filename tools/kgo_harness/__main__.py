@@ -12,11 +12,11 @@ sys.path[0] = _TOOLS
 
 if __name__ == "__main__":
     if len(sys.argv) in (4, 5) and sys.argv[1] == "__worker__":
-        from kgo_harness.worker import main
+        from kgo_harness.judge.worker import main
         from kgo_harness.procs import profiled
         profiled(main)(int(sys.argv[2]), sys.argv[3], kernels=sys.argv[4:] != ["judge-only"])
     elif len(sys.argv) == 6 and sys.argv[1] == "__kernel__":
-        from kgo_harness.kernel_worker import main
+        from kgo_harness.cell.kernel_worker import main
         main(int(sys.argv[2]), int(sys.argv[3]), sys.argv[4], sys.argv[5])
     else:
         from kgo_harness.supervisor import cli

@@ -15,11 +15,12 @@ BENCH_DEFAULTS = {"runs": 10, "precision_pct": 0.5, "max_runs": 200, "warmup": 3
                   "graph_batch": 20, "rotate": "auto", "flush_l2": True, "baselines": ["eager", "compile"],
                   "check_outputs": True}
 DEFAULTS = {"protocol": PROTOCOL, "reference": None, "contract": "auto", "op": None, "entry": None,
-            "dtype": "float32", "shapes": [], "edge_shapes": True, "trials": 3, "seed": 42,
+            "dtype": "float32", "shapes": [], "edge_shapes": True, "trials": 3, "seed": None,
             "device": "cuda", "args": {}, "atol": None, "rtol": None, "max_rel_err": None,
             "determinism": "bitwise", "delegation": True, "case_timeout_s": 30.0, "total_timeout_s": None,
             "isolate": "request", "arch": None, "cache_dir": None, "work": [], "dims": {}, "inputs": None,
-            "outputs": None, "sizes": {}, "memory_limit_mb": None, "allow_ops": [], "ceilings": None}
+            "outputs": None, "sizes": {}, "memory_limit_mb": None, "allow_ops": [], "ceilings": None,
+            "unconfined": False}
 BENCH_SHAPES = [[256, 256], [1024, 1024], [4096, 4096]]
 
 class RequestError(Exception):
@@ -92,6 +93,10 @@ def normalize(request, command=None):
             if not ref.is_file():
                 raise RequestError(f"reference file {ref} does not exist; pass ref.py or null")
             req["reference"] = str(ref.resolve())
+    if req["seed"] is None:
+        # Drawn per request: a kernel that knew the inputs' seeds could prepare their answers before it is observed.
+        import secrets
+        req["seed"] = secrets.randbelow(2 ** 31 - 1)
     if req["total_timeout_s"] is None:
         req["total_timeout_s"] = 600.0 if cmd == "bench" else 60.0
     req["shapes_given"] = bool(request.get("shapes_given", bool(req["shapes"])))

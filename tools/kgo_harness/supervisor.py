@@ -6,6 +6,7 @@ import collections
 import json
 import os
 import pathlib
+import secrets
 import select
 import signal
 import subprocess
@@ -32,7 +33,7 @@ class Worker:
         env = procs.device_env(device)
         env["PYTHONUNBUFFERED"] = "1"
         self.started = time.perf_counter()
-        self.proc = subprocess.Popen([sys.executable, str(ENTRY), "__worker__", str(write_fd), device,
+        self.proc = subprocess.Popen([sys.executable, "-I", "-u", str(ENTRY), "__worker__", str(write_fd), device,
                                       *([] if kernels else ["judge-only"])],
                                      stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
                                      pass_fds=(write_fd,), start_new_session=True, env=env, text=True)
@@ -155,15 +156,18 @@ def _partial(res, plan, done, failing_index, failing_case):
 
 
 def _exchange(worker, req, deadline, res, done=None):
-    """Sends one request and follows its messages; returns the worker's result dict or None (res set)."""
-    worker.send(req)
+    """Sends one request and follows its messages; returns the worker's result dict or None (res set). Each message
+    must carry this request's token: one that does not was written by something other than the judge answering
+    this request, and the request ends as REWARD_HACK with the judge killed."""
+    nonce = secrets.token_hex(16)
+    worker.send({**req, "nonce": nonce})
     plan, done, current, case_deadline, label = None, dict(done or {}), None, None, ""
     current_timeout = float(req["case_timeout_s"])
     kernel_pid = None
     while True:
         msg = worker.next(min(deadline, case_deadline or deadline))
         if msg == "timeout":
-            if not _reclaim(worker, kernel_pid):
+            if not _reclaim(worker, kernel_pid, nonce):
                 worker.kill()
             case_timed_out = case_deadline is not None and case_deadline <= deadline
             limit = current_timeout if case_timed_out else req["total_timeout_s"]
@@ -180,6 +184,12 @@ def _exchange(worker, req, deadline, res, done=None):
             res.update({"verdict": "CRASH", "message": text.splitlines()[0] if label else text})
             res["error"] = text
             _partial(res, plan, done, current, {"status": "CRASH", "message": text})
+            return None
+        if msg.get("nonce") != nonce:
+            worker.kill()
+            res.update({"verdict": "REWARD_HACK", "message": "the judge's channel carried a message that does not "
+                        "answer this request (its token is missing or wrong): something other than the judge wrote "
+                        "it; nothing of this request is trusted"})
             return None
         kind = msg.get("type")
         if kind == "kernel":
@@ -211,7 +221,7 @@ def _exchange(worker, req, deadline, res, done=None):
             return msg["result"]
 
 
-def _reclaim(worker, kernel_pid):
+def _reclaim(worker, kernel_pid, nonce):
     """After a timeout: ends the kernel's process, which the judge is waiting on, and gives the judge RECLAIM_S to
     report it (a CRASH it survives). True when it did, so the worker serves on; False when the judge itself is
     stuck (in the reference, say) or exits: then the caller kills it."""
@@ -224,7 +234,7 @@ def _reclaim(worker, kernel_pid):
     deadline = time.perf_counter() + RECLAIM_S
     while True:
         msg = worker.next(deadline)
-        if not isinstance(msg, dict):
+        if not isinstance(msg, dict) or msg.get("nonce") != nonce:
             return False
         if msg.get("type") == "result" or (msg.get("type") == "crash" and msg.get("judge_ok")):
             return True
@@ -243,7 +253,7 @@ def run_request(req, session):
         worker, warm = session.get(device, start + WORKER_START_TIMEOUT_S)
     except RuntimeError as e:
         if req["command"] == "env":
-            from kgo_harness import envinfo
+            from kgo_harness.judge import envinfo
             rep = envinfo.env_report(req.get("device", "cuda"))
             res.update(rep)
             res["missing"] = rep["missing"] + [str(e)]

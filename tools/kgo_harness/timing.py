@@ -78,6 +78,8 @@ class Timer:
     def __init__(self, device, flush, opts, ledger):
         self.device = device
         self.flush = flush
+        self.refresh = None
+        self.replaying = False
         self.o = opts
         self.ledger = ledger   # accumulates device seconds and compile seconds
         self.host_call_us = 50.0
@@ -118,6 +120,12 @@ class Timer:
         self.ledger["device_s"] += us / 1e6
         self.holds += 1
 
+    def before_sample(self, index=None):
+        """Called before timed sample `index` (its input set: index % sets; None: a graph replay, every set),
+        outside the timed region (bench_kernel._Fresh refreshes that set's inputs)."""
+        if self.refresh is not None:
+            self.refresh(None if self.replaying else index)
+
     def flush_l2(self):
         if self.flush is not None:
             self.flush.sum()
@@ -136,6 +144,7 @@ class Timer:
                 break
             marks, starts, ends, host = [], [], [], []
             for i in range(need):
+                self.before_sample(len(good) + i)
                 self.flush_l2()
                 m, s, e = (torch.cuda.Event(enable_timing=True) for _ in range(3))
                 m.record()
@@ -206,7 +215,9 @@ class Timer:
             def take(k):
                 got = []
                 for _ in range(k):
-                    r = next(calls) % sets
+                    n = next(calls)
+                    r = n % sets
+                    self.before_sample(n)
                     t0 = time.perf_counter()
                     outs[r] = call(r)
                     got.append((time.perf_counter() - t0) * 1e6)
@@ -238,8 +249,12 @@ class Timer:
         g.replay()
         self.host_call_us = (time.perf_counter() - t0) * 1e6 + 10.0
         torch.cuda.synchronize()
-        total = until_precise(lambda k: self.sampled(lambda i: g.replay(), k), runs, self.o["precision_pct"],
-                              self.o["max_runs"])
+        self.replaying = True   # each sample replays every set's calls: before_sample refreshes them all
+        try:
+            total = until_precise(lambda k: self.sampled(lambda i: g.replay(), k), runs, self.o["precision_pct"],
+                                  self.o["max_runs"])
+        finally:
+            self.replaying = False
         self.ledger["device_s"] += sum(total) / 1e6 + len(total) * self.ledger.get("flush_us", 0) / 1e6
         return [t / batch for t in total], outs, g
 
@@ -316,3 +331,20 @@ def time_variant(timer, call, sets, mode, runs):
     samples, outs = timer.events(call, sets, runs)
     timer.busy(sum(samples) / 1e3)
     return samples, ("events" if timer.device == "cuda" else "host"), outs, note
+
+
+def refreshed(tensors, originals, fresh, generation):
+    """Fresh values for a timed input set, in place, reproducible by the judge: every floating input becomes its
+    original values rolled (in flat order) by an offset drawn from (fresh, generation, its index). A roll keeps
+    the values' domain (no NaN where the problem allows none) while a result cached by pointer or by the
+    tensor's version goes stale. `originals`: the inputs as first made; `tensors`: the live ones (same order)."""
+    for i, (t, o) in enumerate(zip(tensors, originals)):
+        if not t.is_floating_point() or t.numel() < 2:
+            continue
+        k = (fresh * 1000003 + generation * 7919 + i * 104729) % t.numel()
+        t.copy_(o.reshape(-1).roll(k).view_as(t))
+
+
+def floating_inputs(case):
+    """The floating input tensors of a case, in a fixed order (those `refreshed` changes)."""
+    return [t for _, t in sorted(case.input_tensors().items()) if t.is_floating_point()]

@@ -62,6 +62,24 @@ class Serve:
         validate(result)
         return result
 
+    def mark(self):
+        """Where this harness's stderr log ends now: `probes` reads what comes after."""
+        self.log.flush()
+        return os.path.getsize(self.log.name)
+
+    def probes(self, mark, tag, count=1):
+        """The texts of the `KGO-PROBE <tag> <text>` lines a probe kernel printed (probe(), on its stderr) after
+        `mark`, waiting up to 5 s for `count` of them (the judge relays a kernel process's stderr as it comes)."""
+        import time
+        for _ in range(50):
+            with open(self.log.name) as f:
+                f.seek(mark)
+                found = probe_lines(f.read(), tag)
+            if len(found) >= count:
+                return found
+            time.sleep(0.1)
+        return found
+
     def close(self):
         self.proc.stdin.close()
         self.proc.wait(timeout=60)
@@ -75,16 +93,45 @@ def harness(tmp_path_factory):
     serve.close()
 
 
-def run_cli(command, request, timeout=300):
-    """Runs `kgo_harness <command>` once with `request` on stdin; returns (rc, result or None, stderr)."""
+def run_cli(command, request, timeout=300, env=None):
+    """Runs `kgo_harness <command>` once (as kgo does: python -I) with `request` on stdin, with `env` added to the
+    environment; returns (rc, result or None, stderr)."""
     text = request if isinstance(request, str) else json.dumps(request)
-    proc = subprocess.run([sys.executable, str(ENTRY), command], input=text, capture_output=True, text=True,
-                          timeout=timeout, cwd=ROOT)
+    proc = subprocess.run([sys.executable, "-I", str(ENTRY), command], input=text, capture_output=True, text=True,
+                          timeout=timeout, cwd=ROOT, env={**os.environ, **(env or {})})
     try:
         result = json.loads(proc.stdout)
     except json.JSONDecodeError:
         result = None
     return proc.returncode, result, proc.stderr
+
+
+# A probe kernel cannot write files outside its cell: it reports on its stderr, which the judge relays (probe()).
+PROBE = ("import sys as _probe_sys\n"
+         "def probe(tag, text):\n"
+         "    _probe_sys.__stderr__.write(f'KGO-PROBE {tag} {text}\\n')\n"
+         "    _probe_sys.__stderr__.flush()\n")
+
+
+def probe_lines(text, tag):
+    head = f"KGO-PROBE {tag} "
+    return [line[len(head):] for line in text.splitlines() if line.startswith(head)]
+
+
+def alive_with(marker):
+    """Pids of live (not zombie) processes whose command line contains `marker`."""
+    found = []
+    for pid in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            with open(f"/proc/{pid}/cmdline", "rb") as f:
+                cmd = f.read()
+            with open(f"/proc/{pid}/stat") as f:
+                state = f.read().rsplit(")", 1)[1].split()[0]
+        except OSError:
+            continue
+        if marker.encode() in cmd and state != "Z":
+            found.append(int(pid))
+    return found
 
 
 def kernel(name):

@@ -61,7 +61,7 @@ def test_calls_the_torch_op_it_replaces(harness, device):
 @pytest.mark.parametrize("device", DEVICES)
 def test_only_torch_ops_no_kernel(harness, device):
     res = check(harness, "cheat_delegate_only.py", "softmax", device)
-    assert res["verdict"] == "FAIL"
+    assert res["verdict"] == "FAIL", res["message"]
     assert res["delegation"]["delegated"] is True and res["delegation"]["own_launches"] == 0
 
 
@@ -74,7 +74,9 @@ def test_side_stream_without_sync(harness):
     bench = harness(command="bench", kernel=kernel("cheat_side_stream.py"), op="softmax", device="cuda",
                     shapes=[[4096, 4096]], bench={"baselines": [], "runs": 10})
     size = bench["sizes"][0]
-    assert size["stream_escape"] is True and bench["verdict"] == "FAIL"
+    # Caught either way: its work escapes the timed stream, or (when the side stream's short kernel finished before
+    # the pending probe looked, as seen on an H200) its timed calls' outputs are wrong on their fresh inputs.
+    assert bench["verdict"] == "FAIL" and (size["stream_escape"] is True or size["outputs_checked"] is False), size
 
 
 @pytest.mark.parametrize("device", DEVICES)
@@ -113,3 +115,12 @@ def test_returns_tensor_subclass(harness):
     res = check(harness, "cheat_lazy.py", "gelu", "cpu")
     assert res["verdict"] == "FAIL"
     assert "not a plain torch.Tensor" in res["cases"][0]["message"]
+
+
+def test_a_kernel_that_hides_from_the_delegation_check_fails(harness):
+    """Its cases pass, but it raises under the profiler: the delegation check could not observe it, which fails the
+    kernel (it passed while an unrun check failed nothing)."""
+    res = check(harness, "hack_profiler_shy.py", "softmax", "cpu")
+    assert res["verdict"] == "FAIL", res["message"]
+    assert all(c["status"] == "PASS" for c in res["cases"])
+    assert res["delegation"]["delegated"] is True and "could not observe" in res["delegation"]["message"]

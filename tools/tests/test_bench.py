@@ -4,7 +4,8 @@ import math
 
 import pytest
 
-from kgo_harness import plausibility, timing
+from kgo_harness.judge import plausibility
+from kgo_harness import timing
 from conftest import HAS_CUDA, TEMPLATES, kernel
 
 
@@ -164,3 +165,28 @@ def test_wall_check_holds_the_host_on_both_sides_of_the_synchronized_loop():
     lie = {"median_us": 1000.0}
     plausibility.wall_check(_LoopTimes(8000.0, 100.0, 100.0), lie, "cuda")
     assert "the timing was faked" in lie["reward_hack"]
+
+
+@pytest.mark.parametrize("device", ["cpu"] + (["cuda"] if HAS_CUDA else []))
+def test_timed_calls_get_fresh_inputs_so_a_memoised_kernel_is_caught(harness, device):
+    """Before every timed sample each input set gets fresh values (rolled from a number the kernel's process learns
+    with the request); the judge rebuilds the last ones and checks the timed calls' outputs. A kernel that answers
+    timed calls from a cache keyed by address returns stale outputs: FAIL. Without the refresh (the judge asks for
+    none) its outputs stay right and it passes."""
+    req = dict(command="bench", kernel=kernel("hack_bench_memo.py"), op="softmax", device=device,
+               shapes=[[64, 256]], bench={"runs": 5, "precision_pct": 0, "baselines": []})
+    res = harness(**req)
+    assert res["verdict"] == "FAIL", res["message"]
+    assert res["sizes"][0]["outputs_checked"] is False
+    honest = harness(**dict(req, kernel=str(TEMPLATES / "softmax" / "v1_baseline.py")))
+    assert honest["verdict"] == "PASS" and honest["sizes"][0]["outputs_checked"] is True, honest["message"]
+
+
+def test_a_process_that_skips_the_refresh_is_not_trusted():
+    """The judge holds the kernel's process to the refresh it asked for: one set's inputs refreshed before each
+    timed sample (a generation per set), as many as the samples it reports."""
+    from kgo_harness.judge import bench
+    assert bench.refresh_like([], [3], 7, 5).startswith("the kernel's process did not")
+    assert bench.refresh_like([], None, 7, 5)
+    assert bench.refresh_like([None, None], [2, 2], 7, 5)          # 4 refreshes for 5 samples
+    assert bench.refresh_like([], [], 7, 0) is None

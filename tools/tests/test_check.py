@@ -5,7 +5,7 @@ import pathlib
 
 import pytest
 
-from conftest import DEVICES, KERNELS, SMALL, TEMPLATES, kernel
+from conftest import DEVICES, KERNELS, PROBE, SMALL, TEMPLATES, kernel, probe_lines
 
 FORMATS = KERNELS.parents[2] / "examples" / "formats"
 
@@ -137,26 +137,27 @@ def test_a_hang_in_the_case_begun_while_another_is_judged_is_that_cases_timeout(
 
 
 def test_isolate_case(harness, tmp_path):
-    """isolate=case: each case runs in a kernel process of its own (a probe kernel logs the pid of each call);
-    the judge stays."""
+    """isolate=case: each case runs in a kernel process of its own (a probe kernel reports, on each call, a token
+    drawn when its process imported it: in their cells all kernel processes have the same pid); the judge stays."""
     probe = tmp_path / "gelu_pids.py"
-    probe.write_text((TEMPLATES / "gelu" / "v1_baseline.py").read_text() + """
+    probe.write_text((TEMPLATES / "gelu" / "v1_baseline.py").read_text() + PROBE + """
 import os as _os
 _inner = triton_gelu
+_token = _os.urandom(8).hex()
 
 
 def triton_gelu(*args, **kwargs):
-    with open(__file__ + ".pids", "a") as f:
-        f.write(f"{_os.getpid()}\\n")
+    probe("process", _token)
     return _inner(*args, **kwargs)
 """)
     judge = harness(kernel=str(TEMPLATES / "gelu" / "v1_baseline.py"), op="gelu", device="cpu", trials=1,
                     shapes=SMALL, edge_shapes=False)["worker"]["pid"]
+    mark = harness.mark()
     res = harness(kernel=str(probe), op="gelu", device="cpu", trials=1, shapes=SMALL + [[4, 64]],
                   edge_shapes=False, isolate="case")
     assert res["verdict"] == "PASS" and len(res["cases"]) == 2
     assert res["delegation"]["checked"] is True
-    pids = pathlib.Path(f"{probe}.pids").read_text().split()
+    pids = harness.probes(mark, "process", 3)
     runs = [p for i, p in enumerate(pids) if i == 0 or pids[i - 1] != p]
     assert len(runs) == len(set(runs)) >= 2, pids            # each case's calls in a process no other case used
     assert res["worker"]["pid"] == judge                      # the judge stays
@@ -175,16 +176,18 @@ def test_nan_inputs_reference_nonfinite_positions_must_match(harness, device):
     assert res["verdict"] == "PASS"
 
 
-def _intervals(path, who):
-    rows = [line.split() for line in path.read_text().splitlines()]
+def _intervals(lines, who):
+    rows = [line.split() for line in lines]
     return [(float(a), float(b)) for w, a, b in rows if w == who]
 
 
-def _logged(src, line, who, log, sleep=0.0):
-    """`src`'s text with `line` preceded by code that sleeps `sleep` s and appends "who start end" to `log`."""
-    return src.read_text().replace(line, "        import time\n        t0 = time.time()\n"
+def _logged(src, line, who, sleep=0.0):
+    """`src`'s text with `line` preceded by code that sleeps `sleep` s and prints "KGO-PROBE calls who start end" on
+    its stderr (the kernel's cell may write no file here)."""
+    return src.read_text().replace(line, "        import sys, time\n        t0 = time.time()\n"
                                    f"        time.sleep({sleep})\n"
-                                   f"        open({str(log)!r}, 'a').write(f'{who} {{t0}} {{time.time()}}\\n')\n"
+                                   f"        sys.__stderr__.write(f'KGO-PROBE calls {who} {{t0}} {{time.time()}}\\n')\n"
+                                   "        sys.__stderr__.flush()\n"
                                    + line)
 
 
@@ -192,15 +195,16 @@ def test_the_judge_makes_the_next_case_while_the_kernel_runs(harness, tmp_path):
     """KernelBench inputs and references are made by the judge: the next case's while the kernel's process runs
     the current one (check.Ahead). Without the overlap no reference call runs during a kernel call. (The
     reference takes 20 ms here, so that a busy machine delaying the kernel's start cannot hide the overlap.)"""
-    log = tmp_path / "calls.log"
     problem, model = tmp_path / "problem.py", tmp_path / "model_new.py"
     problem.write_text(_logged(FORMATS / "kernelbench" / "problem.py", "        return torch.softmax(x, dim=-1)",
-                               "ref", log, sleep=0.02))
-    model.write_text(_logged(FORMATS / "kernelbench" / "model_new.py", "        x = x.contiguous()", "kernel", log,
+                               "ref", sleep=0.02))
+    model.write_text(_logged(FORMATS / "kernelbench" / "model_new.py", "        x = x.contiguous()", "kernel",
                              sleep=0.05))
+    mark = harness.mark()
     res = harness(kernel=str(model), reference=str(problem), device="cpu", trials=3, delegation=False)
     assert res["verdict"] == "PASS", res["message"]
-    kernel_calls, ref_calls = _intervals(log, "kernel"), _intervals(log, "ref")
+    lines = harness.probes(mark, "calls", 6)
+    kernel_calls, ref_calls = _intervals(lines, "kernel"), _intervals(lines, "ref")
     assert len(ref_calls) >= 3 and len(kernel_calls) >= 3
     overlapping = [r for r in ref_calls if any(k0 < r[1] and r[0] < k1 for k0, k1 in kernel_calls)]
     assert overlapping, (ref_calls, kernel_calls)
@@ -211,7 +215,8 @@ def test_the_kernel_runs_the_next_case_while_the_judge_decides_this_one(monkeypa
     kernel's process runs it while the judge compares; the supervisor keeps timing the case begun last. Without
     the pipeline every case is decided before the next one is sent. (In this process: the judge's calls are
     observed directly.)"""
-    from kgo_harness import check, protocol, remote, worker
+    from kgo_harness.judge import check, remote, worker
+    from kgo_harness import protocol
     order = []
     begin, judge = remote.KernelProcess.begin, check.judge
 

@@ -6,8 +6,8 @@ import pytest
 import torch
 
 from conftest import SMALL, TEMPLATES, validate
-from kgo_harness import checks
-from kgo_harness.check import finish
+from kgo_harness.judge import checks
+from kgo_harness.judge.check import finish
 
 TOL = {"atol": 1e-5, "rtol": 1e-5, "max_rel_err": 1e-3, "source": "default"}
 PROBLEM = SimpleNamespace(device="cpu", dtype=torch.float32, reference_dtype="float64", kernel_info={})

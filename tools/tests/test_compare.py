@@ -4,7 +4,7 @@ import math
 import pytest
 import torch
 
-from kgo_harness import compare
+from kgo_harness.judge import compare
 
 
 def rep(out, ref, atol=1e-4, rtol=1e-3, max_rel=1e-3, dtype=None):

@@ -4,7 +4,7 @@ import pathlib
 import pytest
 
 from conftest import HAS_CUDA, kernel
-from kgo_harness import cuda_contract as cc
+from kgo_harness.formats import cuda_contract as cc
 
 
 def test_parse_const_pointers_are_inputs():

@@ -15,8 +15,9 @@ import pytest
 
 from conftest import KERNELS, ROOT
 
-from kgo_harness import cuda_contract, formats, launches, tolerance
-from kgo_harness.contracts import LoadError, Problem
+from kgo_harness import launches, tolerance
+from kgo_harness.formats import cuda_contract, formats
+from kgo_harness.formats.contracts import LoadError, Problem
 
 EX = ROOT / "examples" / "formats"
 
@@ -56,7 +57,7 @@ def test_kernel_and_reference_sources_declare_family_and_tf32():
 
 def test_contraction_atol_scales_with_the_reference_rms():
     import torch
-    from kgo_harness import compare
+    from kgo_harness.judge import compare
     ref = torch.full((1000,), 100.0, dtype=torch.float64)
     out = (ref + 0.5).to(torch.float32)       # off by 0.5 where values are ~100: 5e-3 relative
     out[0] = 0.5                              # one element far off
@@ -175,7 +176,8 @@ def test_load_inline_is_hooked_before_the_kernel_file_imports_it(tmp_path):
         def fake(*a, **k):
             m = types.ModuleType("x"); m.scale = lambda v: v * 2; return m
         ce.load_inline = fake
-        from kgo_harness import contracts, launches
+        from kgo_harness import launches
+        from kgo_harness.formats import contracts
         mod = contracts.import_file({str(kernel)!r}, "f" * 64)
         assert mod.ext.scale(3) == 6
         print(launches.snapshot())
@@ -204,7 +206,7 @@ def test_load_inline_model_new_on_the_cpu_needs_a_gpu(harness, tmp_path):
 def test_opus24_kernel_with_its_test_file(harness):
     k = EX / "opus24" / "kernel" / "triton_rowscale_kernel_v1.py"
     t = EX / "opus24" / "tests" / "test_rowscale_kernel.py"
-    from kgo_harness import contract_opus24
+    from kgo_harness.formats import contract_opus24
     assert contract_opus24.test_file_for(k) == t
     assert formats.detect(str(k), str(t)) == "opus24"
     res = harness(kernel=str(k), reference=str(t), device="cpu", trials=2)

@@ -11,7 +11,7 @@ import types
 import pytest
 
 from conftest import TOOLS
-from kgo_harness import interpret
+from kgo_harness.formats import interpret
 
 # Runs a reduction kernel (tl.sum and tl.max call @triton.jit combine functions: device calls) `launches` times
 # under the interpreter and prints what every swap changed, how often the members had been listed after each
@@ -20,7 +20,7 @@ PROBE = r"""
 import inspect, json, sys
 import torch, triton, triton.language as tl
 import triton.runtime.interpreter as it
-from kgo_harness import interpret
+from kgo_harness.formats import interpret
 if sys.argv[1] == "installed":
     assert interpret.install()
 launches = int(sys.argv[2])

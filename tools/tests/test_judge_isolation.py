@@ -12,7 +12,7 @@ import time
 
 import pytest
 
-from conftest import KERNELS, SMALL, TEMPLATES, kernel, needs_cuda
+from conftest import KERNELS, PROBE, SMALL, TEMPLATES, alive_with, kernel, needs_cuda
 
 REF = str(KERNELS.parents[2] / "templates" / "ops" / "softmax" / "ref.py")
 
@@ -64,12 +64,15 @@ def test_rebound_reference_does_not_judge(harness):
     assert failed_on_values(check(harness, "hack_rebind_reference.py", reference=REF))
 
 
-def test_rewritten_reference_is_a_reward_hack(harness, tmp_path):
+def test_a_kernel_cannot_rewrite_its_reference(harness, tmp_path):
+    """The kernel's cell holds read-only copies of its files: its write of ref.py fails (its import raises) and
+    the workspace's ref.py is untouched. (Were the files changed while judged, the verdict is REWARD_HACK:
+    remote.rewritten.)"""
     shutil.copy(kernel("hack_rewrite_ref.py"), tmp_path / "kernel.py")
     shutil.copy(REF, tmp_path / "ref.py")
     res = check(harness, "x", kernel=str(tmp_path / "kernel.py"), reference=str(tmp_path / "ref.py"))
-    assert res["verdict"] == "REWARD_HACK", res["message"]
-    assert "ref.py" in res["message"]
+    assert res["verdict"] == "FAIL" and "Permission denied" in res["message"], res["message"]
+    assert (tmp_path / "ref.py").read_bytes() == pathlib.Path(REF).read_bytes()
 
 
 def test_a_kernel_process_serves_one_identity(harness, tmp_path):
@@ -138,14 +141,13 @@ def test_check_runs_under_check_settings_and_bench_times_as_in_use(harness, tmp_
     so the timed kernel does not pay a fill pass over each output it allocates."""
     for name in ("settings_probe.py", "hack_gpu_memory_hog.py"):
         shutil.copy(kernel(name), tmp_path / name)
-    log = tmp_path / "settings.log"
     for command in ("check", "bench"):
-        log.write_text("")
+        mark = harness.mark()
         res = harness(command=command, kernel=str(tmp_path / "settings_probe.py"), op="softmax", device="cpu",
                       shapes=[[64, 256]], edge_shapes=False, trials=1,
                       bench={"runs": 3, "precision_pct": 0, "baselines": []})
         assert res["verdict"] == "PASS", (command, res["message"])
-        seen = set(log.read_text().split("\n")) - {""}
+        seen = set(harness.probes(mark, "settings"))
         assert seen == ({"True True"} if command == "check" else {"False False"}), (command, seen)
 
 
@@ -153,15 +155,14 @@ def test_kernel_process_memory_stays_one_case_whatever_the_trial_count(harness, 
     """Inputs the judge ships, finished cases and the outputs held for the judge are dropped case by case: the
     large tensors alive in the kernel's process do not grow with the number of trials."""
     shutil.copy(kernel("kernelbench_memory_probe.py"), tmp_path / "kernelbench_memory_probe.py")
-    log = tmp_path / "memory.log"
     counts = {}
     for trials in (2, 8):
-        log.write_text("")
+        mark = harness.mark()
         res = harness(kernel=str(tmp_path / "kernelbench_memory_probe.py"),
                       reference=str(FORMATS / "kernelbench" / "problem.py"), device="cpu", trials=trials,
                       edge_shapes=False, determinism="off", delegation=False, allow_ops=["amax", "exp", "sub", "sum", "div"])
         assert res["verdict"] == "PASS", res["message"]
-        counts[trials] = [int(x) for x in log.read_text().split()]
+        counts[trials] = [int(x) for x in harness.probes(mark, "memory", trials)]
         assert len(counts[trials]) == trials
     assert max(counts[8]) <= max(counts[2]), counts
 
@@ -218,7 +219,7 @@ def test_the_template_has_done_each_kernel_processs_own_start_up(harness, tmp_pa
     probe = tmp_path / "softmax_probe.py"
     probe.write_text((TEMPLATES / "softmax" / "v1_baseline.py").read_text() + """
 import json as _json, sys as _sys
-from kgo_harness import kernel_worker as _kw
+from kgo_harness.cell import kernel_worker as _kw
 _at_import = {"modules": set(_sys.modules), "resolved": len(_kw._REAL_PATHS),
               "with_file": sum(isinstance(getattr(m, "__file__", None), str) for m in list(_sys.modules.values()))}
 _inner = triton_softmax
@@ -226,14 +227,14 @@ _inner = triton_softmax
 
 def triton_softmax(*args, **kwargs):
     out = _inner(*args, **kwargs)
-    with open(__file__ + ".json", "w") as f:
-        _json.dump({"resolved": _at_import["resolved"], "with_file": _at_import["with_file"],
-                    "new": sorted(set(_sys.modules) - _at_import["modules"])}, f)
+    probe("startup", _json.dumps({"resolved": _at_import["resolved"], "with_file": _at_import["with_file"],
+                                  "new": sorted(set(_sys.modules) - _at_import["modules"])}))
     return out
-""")
+""" + PROBE)
+    mark = harness.mark()
     res = harness(kernel=str(probe), op="softmax", device="cpu", shapes=[[8, 256]], edge_shapes=False, trials=1)
     assert res["verdict"] == "PASS", res["message"]
-    seen = json.loads(pathlib.Path(f"{probe}.json").read_text())
+    seen = json.loads(harness.probes(mark, "startup")[0])
     assert not [m for m in seen["new"] if m.split(".")[0] in ("triton", "kgo_harness")], seen["new"]
     # Unresolved at the kernel's import, in a process that did its own start-up (the load resolves them after).
     assert seen["resolved"] > 0.5 * seen["with_file"], seen
@@ -279,17 +280,18 @@ def test_the_kernels_process_collects_garbage(harness, tmp_path):
     what it imported first, so no fork's collection walks it; what the kernel process made itself, the guard's
     snapshot among it, stays in gc.get_objects() (where the attack tests look for it)."""
     probe = tmp_path / "gc_probe.py"
-    probe.write_text("import gc, pathlib\npathlib.Path(__file__).with_suffix('.gc').write_text(repr(\n"
+    probe.write_text(PROBE + "import gc\nprobe('gc', repr(\n"
                      "    [gc.isenabled(), gc.get_freeze_count() > 100_000,\n"
                      "     any(type(o).__name__ == 'Snapshot' for o in gc.get_objects())]))\n"
                      + (KERNELS.parents[2] / "templates" / "ops" / "softmax" / "v1_baseline.py").read_text())
+    mark = harness.mark()
     res = harness(kernel=str(probe), op="softmax", device="cpu", shapes=[[8, 256]], edge_shapes=False, trials=1)
     assert res["verdict"] == "PASS", res["message"]
-    assert (tmp_path / "gc_probe.gc").read_text() == "[True, True, True]"
+    assert harness.probes(mark, "gc") == ["[True, True, True]"]
 
 
 def test_honest_kernel_clock_readings_agree_with_the_judges():
-    from kgo_harness import guard
+    from kgo_harness.cell import guard
     before = guard.clock_stamp()
     mine = guard.clock_stamp()
     assert guard.clock_disagreement(mine, before, guard.clock_stamp()) is None
@@ -410,7 +412,7 @@ def test_out_of_gpu_memory_is_a_crash_naming_the_cap(harness):
 
 
 def test_gpu_cap_is_the_limit_as_a_share_of_the_device():
-    from kgo_harness.kernel_worker import gpu_cap_fraction
+    from kgo_harness.cell.kernel_worker import gpu_cap_fraction
     assert gpu_cap_fraction(2048, 80 * 2 ** 30) == pytest.approx(2 / 80)
     assert gpu_cap_fraction(10 ** 6, 80 * 2 ** 30) == 1.0
     assert gpu_cap_fraction(None, 80 * 2 ** 30) == 0.5   # no --memory-limit: half of the device, any size
@@ -441,14 +443,15 @@ def test_a_timed_out_kernels_children_end_with_it_while_the_judge_serves_on(harn
     assert res["verdict"] == "TIMEOUT_FAIL", res["message"]
     after = check(harness, "hack_precision.py")
     assert after["worker"]["warm"] is True, after["worker"]
-    for pid in map(int, (tmp_path / "children.pid").read_text().split()):
-        _wait_gone(pid, f"the timed-out kernel's child {pid} outlived it")
+    _wait_gone("kgo-hang-escape-probe", "the timed-out kernel's children outlived it")
 
 
-def _wait_gone(pid, failure):
-    """Waits up to 5 s for `pid` to be gone (or a zombie); fails the test with `failure` if it is not."""
+def _wait_gone(marker, failure):
+    """Waits up to 5 s for every process whose command line holds `marker` to be gone (or a zombie); fails the
+    test with `failure` if one is not. (A kernel's children live in its cell's PID namespace: the marker, not a pid
+    they could report, is how they are found from here.)"""
     for _ in range(50):
-        if not os.path.exists(f"/proc/{pid}") or open(f"/proc/{pid}/stat").read().split()[2] == "Z":
+        if not alive_with(marker):
             return
         time.sleep(0.1)
     pytest.fail(failure)
@@ -457,8 +460,8 @@ def _wait_gone(pid, failure):
 def test_escaped_grandchild_is_killed(harness, tmp_path):
     shutil.copy(kernel("hack_escape.py"), tmp_path / "kernel.py")
     res = check(harness, "x", kernel=str(tmp_path / "kernel.py"))
-    assert res["verdict"] == "PASS"
-    pid = int((tmp_path / "escaped.pid").read_text())
+    assert res["verdict"] == "PASS", res["message"]
+    assert alive_with("kgo-escape-probe"), "the kernel's child did not start"
     # The next identity replaces this kernel's process; its whole tree goes with it.
     check(harness, "hack_precision.py")
-    _wait_gone(pid, f"the setsid grandchild {pid} outlived its kernel process")
+    _wait_gone("kgo-escape-probe", "the setsid grandchild outlived its kernel process")

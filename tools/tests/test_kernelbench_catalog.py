@@ -7,8 +7,8 @@ import pathlib
 import pytest
 import torch
 
-from kgo_harness import contract_kernelbench as kb
-from kgo_harness import kernelbench_catalog as kc
+from kgo_harness.formats import contract_kernelbench as kb
+from kgo_harness.formats import kernelbench_catalog as kc
 
 FORWARD = '''
 import torch

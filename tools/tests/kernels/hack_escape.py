@@ -22,12 +22,12 @@ def honest(x):
     _softmax_rows[(x.numel() // x.shape[-1],)](x, y, x.shape[-1], BLOCK=triton.next_power_of_2(x.shape[-1]))
     return y
 
-import pathlib  # noqa: E402
 import subprocess  # noqa: E402
 import sys  # noqa: E402
 
-_child = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(600)"], start_new_session=True)
-pathlib.Path(__file__).with_name("escaped.pid").write_text(str(_child.pid))
+# The marker in its command line is how the test finds the child from outside the cell.
+_child = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(600)  # kgo-escape-probe"],
+                          start_new_session=True)
 
 
 def triton_softmax(x):

@@ -1,14 +1,12 @@
 """Cheat catalogue: Containment: start two children (one in this session, one in a session of its own) and then hang,
-so that the timeout ends only the kernel's process while the children live on; their pids are written next to this
-file."""
-import pathlib
+so that the timeout ends only the kernel's process while the children live on; the marker in their command lines
+is how the test finds them from outside the cell."""
 import subprocess
 import sys
 import time
 
-_kids = [subprocess.Popen([sys.executable, "-c", "import time; time.sleep(600)"], start_new_session=own)
-         for own in (False, True)]
-pathlib.Path(__file__).with_name("children.pid").write_text(" ".join(str(k.pid) for k in _kids))
+_kids = [subprocess.Popen([sys.executable, "-c", "import time; time.sleep(600)  # kgo-hang-escape-probe"],
+                          start_new_session=own) for own in (False, True)]
 
 
 def triton_softmax(x):

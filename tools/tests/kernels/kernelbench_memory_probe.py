@@ -1,18 +1,16 @@
-"""Test kernel (KernelBench ModelNew, honest softmax): on each call, appends to memory.log beside itself how
-many tensors of at least the input's size are alive in its process (found through gc), one line per call."""
+"""Test kernel (KernelBench ModelNew, honest softmax): on each call, prints on its stderr how many tensors of at
+least the input's size are alive in its process (found through gc), as `KGO-PROBE memory <count>`."""
 import gc
-import pathlib
+import sys
 
 import torch
 import torch.nn as nn
-
-LOG = pathlib.Path(__file__).with_name("memory.log")
 
 
 class ModelNew(nn.Module):
     def forward(self, x):
         big = sum(1 for o in gc.get_objects() if type(o) is torch.Tensor and o.numel() >= x.numel())
-        with open(LOG, "a") as f:
-            f.write(f"{big}\n")
+        sys.__stderr__.write(f"KGO-PROBE memory {big}\n")
+        sys.__stderr__.flush()
         e = (x - x.amax(dim=-1, keepdim=True)).exp()
         return e / e.sum(dim=-1, keepdim=True)

@@ -9,8 +9,8 @@ import types
 
 import torch
 
-from kgo_harness import contracts as C
-from kgo_harness import formats, ops
+from kgo_harness.formats import contracts as C
+from kgo_harness.formats import formats, ops
 
 
 def solution_document(text):

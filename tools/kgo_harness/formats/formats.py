@@ -9,7 +9,7 @@ import pathlib
 import torch
 from torch.overrides import TorchFunctionMode
 
-from kgo_harness import contract_fmh66, contract_kernelbench, contract_opus24, contract_solexec, contract_tritonbench
+from kgo_harness.formats import contract_fmh66, contract_kernelbench, contract_opus24, contract_solexec, contract_tritonbench
 
 ADAPTERS = {"fmh66": contract_fmh66, "kernelbench": contract_kernelbench, "sol-execbench": contract_solexec,
             "tritonbench": contract_tritonbench, "opus24": contract_opus24}
@@ -163,7 +163,7 @@ def edge_dims(base):
 
 
 def _load_error(problem, message, culprit="contract"):
-    from kgo_harness.contracts import LoadError
+    from kgo_harness.formats.contracts import LoadError
     return LoadError(message, culprit=culprit)
 
 

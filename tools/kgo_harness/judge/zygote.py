@@ -18,7 +18,9 @@ def serve(sock_fd, device):
     sock = socket.socket(fileno=sock_fd)
     try:
         import torch
-        from kgo_harness import bench_kernel, contracts, guard, kernel_worker, launches, wire  # noqa: F401
+        from kgo_harness.cell import bench_kernel, guard, kernel_worker
+        from kgo_harness.formats import contracts
+        from kgo_harness import launches, wire  # noqa: F401
         kernel_worker.prepare_template()
     except Exception as e:
         _reply(sock, {"error": f"cannot import torch/triton in the kernel processes' template: {type(e).__name__}: {e}"})
@@ -48,17 +50,17 @@ def _reply(sock, msg):
 
 
 def _fork(sock, fds, req, device):
-    """Forks the middle process, which forks the kernel process and exits; returns {"pid"} of the latter."""
+    """Forks the middle process, which enters a new cell (confine.enter: its reaper is the judge's to adopt, the
+    kernel process the reaper's child) and exits; returns {"pid"} of the reaper."""
     r, w = os.pipe()
     middle = os.fork()
     if middle == 0:
         try:
             os.close(r)
-            pid = os.fork()
-            if pid == 0:
-                os.close(w)
-                _become_kernel_process(sock, fds, req, device)   # never returns
-            os.write(w, str(pid).encode())
+            from kgo_harness.cell import confine
+            namespaces = confine.enter(int(req["judge"]), shim=False, on_reaper=lambda pid: os.write(w, str(pid).encode()))
+            os.close(w)
+            _become_kernel_process(sock, fds, req, device, namespaces)   # never returns
         finally:
             os._exit(0)
     os.close(w)
@@ -73,22 +75,14 @@ def _fork(sock, fds, req, device):
     return {"pid": int(text)} if text.isdigit() else {"error": "the fork failed"}
 
 
-def _become_kernel_process(sock, fds, req, device):
+def _become_kernel_process(sock, fds, req, device, namespaces):
     try:
         sock.close()
         to_kernel_r, from_kernel_w = fds
         # Nothing of this template's descriptors but stdin/stdout/stderr and the two pipe ends stays open.
         _close_all_but(to_kernel_r, from_kernel_w)
-        # The middle process exits at once; until the judge has adopted this one (it is a subreaper), the
-        # parent-death signal would follow the middle process.
-        judge = int(req["judge"])
-        deadline = time.monotonic() + 10
-        while os.getppid() != judge and time.monotonic() < deadline:
-            time.sleep(0.001)
-        if os.getppid() != judge:
-            os._exit(5)
-        from kgo_harness import kernel_worker
-        kernel_worker.main(to_kernel_r, from_kernel_w, str(req["folder"]), device)
+        from kgo_harness.cell import kernel_worker
+        kernel_worker.main(to_kernel_r, from_kernel_w, str(req["folder"]), device, namespaces)
     finally:
         os._exit(6)
 
@@ -135,7 +129,8 @@ class Forked:
 class Template:
     """The judge's side: forks the template process and asks it for kernel processes."""
 
-    def __init__(self, device):
+    def __init__(self, device, places):
+        """`places`: the cells' folders (remote.cell_places), in the template's environment and so in every fork's."""
         from kgo_harness import procs
         self.device = device
         ours, theirs = socket.socketpair()
@@ -146,7 +141,7 @@ class Template:
                 # None of the judge's descriptors (its requests, its results channel) stays; stdin reads nothing.
                 os.dup2(os.open(os.devnull, os.O_RDONLY), 0)
                 _close_all_but(theirs.fileno())
-                env = procs.device_env(device)
+                env = {**procs.device_env(device), **places}
                 os.environ.clear()
                 os.environ.update(env)
                 serve(theirs.fileno(), device)

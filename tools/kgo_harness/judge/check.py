@@ -7,10 +7,12 @@ import time
 
 import torch
 
-from kgo_harness import checks, compare, cpu_honesty, memo, ops, wire
-from kgo_harness.contracts import LoadError, sha256_file
+from kgo_harness.judge import checks, compare
+from kgo_harness.formats import cpu_honesty, ops
+from kgo_harness import memo, wire
+from kgo_harness.formats.contracts import LoadError, sha256_file
 from kgo_harness.protocol import is_cuda_fatal, case_seed, merge_verdicts
-from kgo_harness.remote import KernelDied, KernelError, KernelHack
+from kgo_harness.judge.remote import KernelDied, KernelError, KernelHack
 
 # Seconds the kernel's process spent running cases, and first-call (compile) time of this check.
 LEDGER = {"device_s": 0.0, "compile_s": 0.0}
@@ -76,11 +78,27 @@ def summarize(case_rep, reps):
     case_rep["outputs"] = [{k: v for k, v in r.items() if k != "passed"} for r in reps]
 
 
-IPC = {"on": True}  # CUDA outputs cross as IPC handles until opening one fails here; then as bytes
+# CUDA tensors between the judge and a kernel process cross as bytes: CUDA IPC needs a reference-count file that
+# the exporting process creates in /dev/shm, which the kernel's cell may not write (cell.py).
+IPC = {"on": False}
 
 
-def ipc(device):
+def ipc(device, problem=None):
     return device == "cuda" and IPC["on"]
+
+
+def baseline_outputs(rp, device, args):
+    """Outputs of a reference that lives in the kernel's own file (tritonbench's baseline), run by `rp`, a second
+    process of the kernel's identity, on `args` (Problem.run_baseline)."""
+    from kgo_harness.formats.contracts import BaselineError
+    tensors = [(f"arg{i}", a) for i, a in enumerate(args) if type(a) is torch.Tensor]
+    try:
+        got = rp.call("reference", count=len(args), inputs=wire.send(rp.folder, tensors),
+                      scalars={str(i): a for i, a in enumerate(args) if isinstance(a, (bool, int, float, str))},
+                      ipc=ipc(device))
+    except KernelError as e:
+        raise BaselineError(str(e)) from e
+    return outputs_of(rp, got["outputs"], device)
 
 
 def outputs_of(kp, message, device):
@@ -405,13 +423,12 @@ BENIGN_ATEN = {"empty", "empty_like", "empty_strided", "zeros", "zeros_like", "f
 def delegation(problem, kp, shapes, seeds, allowed):
     """Profiles the kernel's call at every shape (in its process) and flags work done by torch: the op it
     replaces, no own kernel at all, or aten compute ops (a decomposition) the user did not allow."""
-    if problem.contract == "cuda":
-        return {"checked": False, "delegated": None, "own_launches": None, "reference_ops_called": [],
-                "gpu_kernels": [], "message": "not applicable: the CUDA contract calls solve() through ctypes"}
     result, first_gpu = None, []
     for i, (shape, seed) in enumerate(zip(shapes, seeds)):
-        # The profiler (GPU kernel names) at the first shape; the aten ops and own launches at every one.
-        result = _delegation_at(problem, kp, shape, seed, allowed, full=i == 0,
+        # The profiler (GPU kernel names) at the first shape; the aten ops and own launches at every one. A CUDA
+        # solve() launches no Triton kernel: its own GPU kernels are named at every shape, and torch called back
+        # from its host code shows as aten ops.
+        result = _delegation_at(problem, kp, shape, seed, allowed, full=i == 0 or problem.contract == "cuda",
                                 own_gpu=result.get("own_gpu") if result else None)
         first_gpu = first_gpu or result["gpu_kernels"]
         if result["delegated"]:
@@ -556,8 +573,11 @@ def run_check(req, problem, kp, emit):
             except Exception as e:
                 if problem.device == "cuda" and is_cuda_fatal(e):
                     raise Fatal({"status": "CRASH", "message": f"CUDA error: {e}"}) from e
-                deleg = {"checked": False, "delegated": None, "own_launches": None, "reference_ops_called": [],
-                         "gpu_kernels": [], "message": f"delegation check failed to run: {type(e).__name__}: {e}"}
+                # A kernel whose work cannot be observed (one that raises under the profiler, say) fails.
+                deleg = {"checked": True, "delegated": True, "own_launches": None, "reference_ops_called": [],
+                         "gpu_kernels": [], "message": f"the delegation check could not observe the kernel's work "
+                                                       f"({type(e).__name__}: {str(e)[:300]}); a kernel must run "
+                                                       "under the profiler as it runs anywhere"}
     except Hacked as h:
         cases.append(h.args[0]) if h.args[0].get("shape") is not None else None
         out = finish(cases, tol, deleg, problem)

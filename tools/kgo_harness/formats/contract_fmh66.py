@@ -5,8 +5,8 @@ import inspect
 
 import torch
 
-from kgo_harness import contracts as C
-from kgo_harness import formats
+from kgo_harness.formats import contracts as C
+from kgo_harness.formats import formats
 
 NOT_DIMS = ("seed", "dtype", "device")
 

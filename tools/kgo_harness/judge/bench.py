@@ -2,12 +2,15 @@
 IQR), CUDA-graph mode for launch-bound sizes, a synchronized cross-check that counts side-stream work,
 checked outputs, and PyTorch eager / torch.compile baselines timed the same way."""
 import math
+import secrets
 import statistics
 import time
 
 import torch
 
-from kgo_harness import check, compare, envinfo, memo, plausibility, timing
+from kgo_harness.judge import check, compare, plausibility
+from kgo_harness import memo, timing
+from kgo_harness.judge import envinfo
 from kgo_harness.protocol import case_seed, is_cuda_fatal
 from kgo_harness.timing import Timer, make_calls, rotate_count, stats, time_variant
 
@@ -27,6 +30,22 @@ def check_outputs(cases, outs, tol):
             ok = ok and rep["passed"]
             worst = max(worst, rep["rel_err"] if rep["rel_err"] is not None else math.inf)
     return ok, (worst if math.isfinite(worst) else None)
+
+
+def refresh_like(cases, said, fresh, samples):
+    """Gives the judge's cases the inputs each set had at its last timed call (timing.refreshed: generation g of set
+    r); a message when the kernel's process did not refresh as asked (a set refreshed before each sample)."""
+    ok = isinstance(said, list) and len(said) == len(cases) and all(isinstance(g, int) and g >= 0 for g in said) \
+        and sum(said) >= samples
+    if not ok:
+        return ("the kernel's process did not give its timed calls fresh inputs as the judge asked (generations "
+                f"{said!r} for {samples} samples): its timing is not trusted")
+    for case, g in zip(cases, said):
+        if g == 0:
+            continue   # a set no timed sample reached keeps its first values (its outputs are the warm-up's)
+        live = timing.floating_inputs(case)
+        timing.refreshed(live, [t.clone() for t in live], fresh, g)
+    return None
 
 
 def per_set(kp, message, device, sets):
@@ -91,8 +110,11 @@ def bench_size(req, problem, kp, timer, shape, index, tol, work, warnings):
     made = provided_sets(req, problem, kp, shape, seed) if problem.inputs_from == "judge" else None
     busy = {"ms": timer.busy_ms, "age_s": time.perf_counter() - timer.busy_at} if timer.busy_at else None
     asked = time.perf_counter()
+    # Fresh input values before every timed sample, from a number the kernel's process learns only now; the
+    # judge rebuilds the last values of each set and checks the timed calls' outputs against them.
+    fresh = secrets.randbelow(1 << 30) if problem.inputs_from == "both" and o["check_outputs"] else None
     got = kp.call("time", bench=o, shape=list(shape), seed=seed, ipc=check.ipc(device),
-                  sets=len(made) if made else None, busy=busy)
+                  sets=len(made) if made else None, busy=busy, fresh=fresh)
     for key in ("device_s", "compile_s", "warmup_s", "warmup_credit_s"):
         timer.ledger[key] = timer.ledger.get(key, 0.0) + float((got.get("ledger") or {}).get(key) or 0.0)
     # The kernel's process reports its device time; the credit it earns is bounded by this process's own clock.
@@ -106,6 +128,12 @@ def bench_size(req, problem, kp, timer, shape, index, tol, work, warnings):
             "synced_us": None, "stream_escape": None, "message": got.get("note") or "ok", "audit": []}
     outs = per_set(kp, got["outputs"], device, sets)
     cases = made or judge_sets(problem, kp, shape, seed, sets, index)
+    if fresh is not None:
+        stale = refresh_like(cases, got.get("fresh"), fresh, len(samples))
+        if stale:
+            size["reward_hack"] = stale
+            size["message"] = stale
+            return size
     if o["check_outputs"]:
         ok, worst = check_outputs(cases, outs, tol)
         size["outputs_checked"] = ok

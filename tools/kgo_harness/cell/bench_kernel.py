@@ -21,6 +21,7 @@ def time_shape(side, msg):
     set_bytes += sum(t.numel() * t.element_size() for t in first.output_buffers())
     sets = int(msg.get("sets") or timing.rotate_count(o["rotate"], set_bytes, l2))  # the judge's, if it made them
     cases = [first] + [problem.case(shape, seed + r, 0) for r in range(1, sets)]
+    fresh = _Fresh(cases, msg.get("fresh"))
     call = timing.make_calls(cases, "kernel")
     side.timed_call = call
     side.timed_cases = cases
@@ -31,7 +32,10 @@ def time_shape(side, msg):
     if device == "cuda" and (o["graph"] == "on" or (o["graph"] == "auto" and
                                                     statistics.median(est) < o["graph_threshold_us"])):
         mode = "graph"
+    timer.refresh = fresh   # fresh input values before every timed sample (the judge checks the last ones)
     samples, mode, outs, note = timing.time_variant(timer, call, sets, mode, o["runs"])
+    timer.refresh = None
+    said = fresh.report()
     side.verify("during the timed runs")
     synced = pending = None
     if device == "cuda":
@@ -45,8 +49,30 @@ def time_shape(side, msg):
         named += [(f"set{r}.out{i}", t) for i, t in enumerate(got)]
     return {"samples": samples, "mode": mode, "note": note, "rotate": sets, "synced_us": synced, "pending_us": pending,
             "flush_l2": timer.flush is not None, "set_bytes": set_bytes, "host_call_us": timer.host_call_us,
-            "outputs": wire.send(side.folder, named, bool(msg.get("ipc"))),
+            "outputs": wire.send(side.folder, named, bool(msg.get("ipc"))), "fresh": said,
             "ledger": dict(timer.ledger)}
+
+
+class _Fresh:
+    """Before each timed sample, the input set it runs (every set before a graph replay) gets fresh values
+    (timing.refreshed), the set's generation counting up; a set is refreshed only right before its own calls, so its
+    last outputs belong to its last generation, which the judge rebuilds and checks."""
+
+    def __init__(self, cases, fresh):
+        self.fresh = fresh
+        self.live = [timing.floating_inputs(c) for c in cases] if fresh is not None else []
+        self.originals = [[t.clone() for t in ts] for ts in self.live]
+        self.generations = [0] * len(cases)
+
+    def __call__(self, index):
+        if self.fresh is None:
+            return
+        for r in range(len(self.live)) if index is None else [index % len(self.live)]:
+            self.generations[r] += 1
+            timing.refreshed(self.live[r], self.originals[r], self.fresh, self.generations[r])
+
+    def report(self):
+        return None if self.fresh is None else list(self.generations)
 
 
 def _timer(side, o, l2):

@@ -90,7 +90,7 @@ def clocks():
 def tool_version(name, pattern):
     path = shutil.which(name)
     if name == "nvcc" and not path:
-        from kgo_harness.cuda_contract import nvcc_path
+        from kgo_harness.formats.cuda_contract import nvcc_path
         path = nvcc_path()
     if not path:
         return {"path": None, "version": None}

@@ -9,11 +9,15 @@ import sys
 
 import torch
 
-from kgo_harness import cpu_honesty, cuda_contract, interpret, ops
+from kgo_harness.formats import cpu_honesty, cuda_contract, interpret, ops
 from kgo_harness.protocol import parse_value
 
 
 CULPRITS = ("setup", "import", "reference", "kernel", "contract", "environment")
+
+
+class BaselineError(Exception):
+    """A reference that runs in another process (a baseline in the kernel's own file) refused these inputs."""
 
 
 class LoadError(Exception):
@@ -145,7 +149,7 @@ class Problem:
         self.ref_module = None
         self.reference_dtype = "float64"
         self.compile_s = 0.0
-        from kgo_harness import formats  # its adapters build on this module's cases
+        from kgo_harness.formats import formats  # its adapters build on this module's cases
         self.contract = self._resolve_contract(req["contract"], formats)
         self.entry = None
         self.adapter = formats.ADAPTERS.get(self.contract)
@@ -191,7 +195,7 @@ class Problem:
         """solve()'s parameters with their roles: --inputs/--outputs, else what ref.py's setup() declares (its
         returned "outputs" list, as fmh66's kernel-opt-agent writes it), else `const`. setup()'s number
         defaults (eps=1e-5) become the scalars' values and its integer defaults the default shape."""
-        from kgo_harness import formats
+        from kgo_harness.formats import formats
         ref = self.req.get("reference")
         decl = formats.setup_declaration(pathlib.Path(ref).read_text(errors="replace")) if ref and \
             pathlib.Path(ref).is_file() else None

@@ -9,8 +9,8 @@ import re
 
 import torch
 
-from kgo_harness import contracts as C
-from kgo_harness import formats
+from kgo_harness.formats import contracts as C
+from kgo_harness.formats import formats
 
 KERNEL_NAME = re.compile(r"^triton_(?P<op>\w+?)_kernel_v\d+\.py$")
 DATA_FN = re.compile(r"^_test_case_(\d+)_data$")

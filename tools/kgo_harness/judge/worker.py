@@ -1,6 +1,7 @@
 """The worker: a child process (own process group) that imports torch once, loads kernels, and runs
 requests from its stdin, reporting progress and results as JSON lines on a dedicated file descriptor.
 Its stdout is redirected to stderr so prints from kernels cannot corrupt the protocol."""
+import functools
 import json
 import math
 import os
@@ -29,10 +30,15 @@ def _clean(value):
 
 
 class Channel:
+    """The judge's messages to the supervisor; each carries the token of the request it answers (`nonce`)."""
+
     def __init__(self, fd):
         self.f = os.fdopen(fd, "w", buffering=1)
+        self.nonce = None
 
     def __call__(self, msg):
+        if self.nonce is not None:
+            msg = {**msg, "nonce": self.nonce}
         self.f.write(json.dumps(_clean(msg), default=_default) + "\n")
         self.f.flush()
 
@@ -44,7 +50,8 @@ def main(fd, device, kernels=True):
     """Serves requests from stdin. Without `kernels` (a one-shot request that runs no kernel: env, catalog) no
     kernel process or template is started, which would import torch a second time for nothing."""
     global POOL
-    from kgo_harness import procs, remote
+    from kgo_harness import procs
+    from kgo_harness.judge import remote
     procs.die_with_parent()
     procs.become_subreaper()
     emit = Channel(fd)
@@ -82,6 +89,7 @@ def main(fd, device, kernels=True):
         req = json.loads(line)
         if req.get("command") == "shutdown":
             break
+        emit.nonce = req.pop("nonce", None)
         try:
             result = handle(req, emit)
         except Crash as c:
@@ -112,7 +120,8 @@ def prepare(device):
     instead of after it. Best effort: a failure here shows again, with its message, in the request."""
     try:
         import torch
-        from kgo_harness import bench, check, envinfo  # noqa: F401
+        from kgo_harness.judge import bench, check
+        from kgo_harness.judge import envinfo  # noqa: F401
         if device == "cuda" and torch.cuda.is_available():
             torch.zeros(1, device="cuda").add_(1).sum().item()
             envinfo.environment(device)
@@ -134,8 +143,10 @@ class Crash(Exception):
 
 def handle(req, emit):
     import torch
-    from kgo_harness import bench, check, envinfo, ops, remote
-    from kgo_harness.contracts import LoadError, Problem, import_file
+    from kgo_harness.judge import bench, check, remote
+    from kgo_harness.judge import envinfo
+    from kgo_harness.formats import ops
+    from kgo_harness.formats.contracts import LoadError, Problem, import_file
 
     started = time.perf_counter()
     cmd = req["command"]
@@ -163,6 +174,15 @@ def handle(req, emit):
     res["kernel_process"] = {"pid": kp.proc.pid, "warm": warm_kernel}
     emit({"type": "kernel", "pid": kp.proc.pid})   # what the supervisor ends after a timeout
     try:
+        kp.wait_ready()
+    except remote.KernelDied as d:
+        raise Crash({"status": "CRASH", "message": f"the kernel's process died while starting: {d}"}, judge_ok=True)
+    res["cell"], refused = remote.cell_summary(kp.cell, bool(req.get("unconfined")))
+    if refused:
+        POOL.discard()
+        res.update({"verdict": "ERROR", "message": refused, "error": "no confinement", "culprit": "environment"})
+        return res
+    try:
         # imported before the kernel's code runs anywhere; a definition.json (sol-execbench) is read by its adapter
         if req.get("reference") and req["reference"].endswith(".py"):
             import_file(req["reference"], next(s["sha256"] for s in srcs if s["path"] == req["reference"]))
@@ -173,6 +193,7 @@ def handle(req, emit):
             # neither this process runs the file's code nor the kernel's process holds the reference's outputs.
             problem.reference_process = POOL.helper()
             problem.reference_process.call("load", request=req, role="baseline")
+            problem.run_baseline = functools.partial(check.baseline_outputs, problem.reference_process, device)
     except remote.KernelHack as h:
         POOL.discard()
         res.update({"verdict": "REWARD_HACK", "message": str(h)})
@@ -189,7 +210,7 @@ def handle(req, emit):
     except Exception as e:
         res.update({"verdict": "FAIL", "message": f"loading the reference failed: {type(e).__name__}: {e}"})
         return res
-    res["sources"] = remote.sources(req, info.get("local_files") or [])
+    res["sources"] = remote.sources(req, kp.outside(req, info.get("local_files") or []))
     rewritten = remote.rewritten(srcs, res["sources"])
     if rewritten:
         POOL.discard()

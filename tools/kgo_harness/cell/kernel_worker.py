@@ -31,7 +31,7 @@ class KernelSide:
         self.memory_limit_mb = self.memory_device = None
 
     def verify(self, when):
-        from kgo_harness import guard
+        from kgo_harness.cell import guard
         changed = self.changes(self.snapshot)
         if changed:
             raise Hack(guard.tampering_message(changed, when))
@@ -52,8 +52,15 @@ class KernelSide:
 
     # --- requests --------------------------------------------------------------------------------
     def load(self, msg):
-        from kgo_harness.contracts import Problem
+        from kgo_harness.cell import confine
+        from kgo_harness.formats.contracts import Problem
         req = msg["request"]
+        places = msg.get("cell") or {}
+        if places.get("cache"):
+            # Before the kernel's code is imported: from here on this process writes only its folder and its
+            # identity's compile cache (a second Landlock layer; the first allowed every identity's cache).
+            confine.narrow([self.folder, places["cache"]])
+            confine.use_places(self.folder, places["cache"])
         if self.memory_cap_mb is None:
             self.memory_limit_mb, self.memory_device = req.get("memory_limit_mb"), req["device"]
             self.memory_cap_mb = limit_memory(self.memory_limit_mb or CPU_EXTRA_MB) if req["device"] == "cpu" \
@@ -64,7 +71,7 @@ class KernelSide:
         folder = str(p.kernel_path.parent) + os.sep
         local = sorted({real for real in map(_real_file, list(sys.modules.values())) if real and real.startswith(folder)})
         # Kernel facts the judge needs without running the kernel's code (formats.py adapters add theirs).
-        from kgo_harness import cpu_honesty
+        from kgo_harness.formats import cpu_honesty
         return {"fn_params": getattr(p, "fn_params", None), "entry": p.entry, "contract": p.contract,
                 "compile_s": p.compile_s, "local_files": local, "cpu_notes": cpu_honesty.notes(),
                 **getattr(p, "facts", {})}
@@ -169,7 +176,8 @@ class KernelSide:
         return {"aten": sorted(aten), "gpu": sorted(gpu), "own": own}
 
     def time(self, msg):
-        from kgo_harness import bench_kernel, wire
+        from kgo_harness.cell import bench_kernel
+        from kgo_harness import wire
         wire.release()
         with production_settings(self.torch):
             out = bench_kernel.time_shape(self, msg)
@@ -251,7 +259,7 @@ def _substitute(case, name, old, new):
 
 
 def poison(t):
-    from kgo_harness.contracts import poison as fill
+    from kgo_harness.formats.contracts import poison as fill
     fill(t)
 
 
@@ -274,7 +282,8 @@ def prepare_template():
     """What each kernel process would otherwise do for itself on every fork, done once in the template (zygote):
     Triton and the harness modules a load imports, launch counting installed, and the resolved paths of every
     module so far. A fork then pays only for the kernel's own imports: about 0.1 s of CPU less per kernel process."""
-    from kgo_harness import formats, launches  # noqa: F401 (formats: imported by each load)
+    from kgo_harness.formats import formats
+    from kgo_harness import launches  # noqa: F401 (formats: imported by each load)
     launches.install()
     try:   # a kernel without Triton needs none (launches and the interpreter's mends tolerate its absence too)
         import triton.language  # noqa: F401
@@ -392,18 +401,29 @@ def limit_gpu_memory(limit_mb):
     return round(fraction * total / 2 ** 20)   # the fraction's rounding leaves a few bytes off the MiB asked for
 
 
-def main(fd_in, fd_out, folder, device):
+def main(fd_in, fd_out, folder, device, namespaces=None):
+    """The kernel process's life. `namespaces`: those its template's fork entered (confine.enter); None when this
+    process was spawned, and enters its cell now, before torch is imported."""
+    from kgo_harness.cell import confine
     from kgo_harness import procs
-    procs.die_with_parent()
+    if namespaces is None:
+        procs.die_with_parent()
+        namespaces = confine.enter(os.getppid(), shim=True)
     # A session of its own: whatever the kernel starts and leaves behind when this process dies (a crash, a
     # timeout's kill) is then a stray the judge ends (remote.Pool.discard), whether it called setsid or not.
     os.setsid()
+    try:
+        confined = {"namespaces": namespaces, **confine.confine(folder, namespaces)}
+        confine.use_places(folder, os.path.join(folder, "cache"))
+        confined["writable"] = confine.writable_from_here()
+    except confine.Refused as e:
+        confined = {"namespaces": namespaces, "refused": str(e)}
     out = os.fdopen(fd_out, "w", buffering=1)
     inp = os.fdopen(fd_in, "r")
     os.dup2(2, 1)
     sys.stdout = sys.stderr
 
-    from kgo_harness.guard import clock_stamp
+    from kgo_harness.cell.guard import clock_stamp
 
     def emit(msg):
         msg["clocks"] = clock_stamp()   # the judge holds these against its own clock (guard.clock_disagreement)
@@ -411,7 +431,9 @@ def main(fd_in, fd_out, folder, device):
         out.flush()
     try:
         import torch
-        from kgo_harness import bench_kernel, contracts, guard, launches, wire  # noqa: F401 (watched by guard)
+        from kgo_harness.cell import bench_kernel, guard
+        from kgo_harness.formats import contracts
+        from kgo_harness import launches, wire  # noqa: F401 (watched by guard)
         launches.install()
         deterministic_algorithms(torch, True, warn_only=True)
         # New allocations are NaN-filled: an output the kernel allocates but never fully writes shows up.
@@ -421,7 +443,7 @@ def main(fd_in, fd_out, folder, device):
         emit({"fatal": f"cannot import torch/triton in the kernel's process: {type(e).__name__}: {e}"})
         os._exit(4)
     side = KernelSide(folder, snapshot)
-    emit({"ready": True, "pid": os.getpid()})
+    emit({"ready": True, "pid": os.getpid(), "cell": confined})
     for line in inp:
         msg = json.loads(line)
         op = msg.get("op")
@@ -432,7 +454,7 @@ def main(fd_in, fd_out, folder, device):
         except MemoryError:
             emit({"memory": f"the kernel's process ran out of memory ({side.cap_text()})"})
         except Exception as e:
-            from kgo_harness.contracts import LoadError
+            from kgo_harness.formats.contracts import LoadError
             text = f"{type(e).__name__}: {e}"
             if type(e).__name__ == "OutOfMemoryError":
                 emit({"memory": f"the kernel's process ran out of GPU memory ({side.cap_text()}; {text[:300]})"})

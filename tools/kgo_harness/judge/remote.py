@@ -14,9 +14,11 @@ import subprocess
 import sys
 import time
 
+from kgo_harness.cell import confine
+from kgo_harness.judge import cellfs
 from kgo_harness import memo, procs
 
-ENTRY = pathlib.Path(__file__).resolve().parent  # the package folder: Python runs its __main__.py
+ENTRY = pathlib.Path(__file__).resolve().parents[1]  # the harness package folder: Python runs its __main__.py
 
 
 # Seconds the judge spent waiting on kernel processes in this request, by request op ("start": their start-up
@@ -43,9 +45,10 @@ class KernelError(Exception):
 
 class KernelProcess:
     def __init__(self, device, template=None):
-        """A fresh kernel process: forked by `template` (zygote.Template) when given and able, else spawned."""
+        """A fresh kernel process in a cell of its own (cell.py): forked by `template` (zygote.Template) when given
+        and able, else spawned."""
         self.device = device
-        self.folder = procs.private_folder()
+        self.cell_folder, self.folder = cellfs.new_folder()
         to_kernel_r, to_kernel_w = os.pipe()
         from_kernel_r, from_kernel_w = os.pipe()
         self.proc = None
@@ -55,10 +58,10 @@ class KernelProcess:
             except OSError:
                 self.proc = None
         if self.proc is None:
-            env = procs.device_env(device)
+            env = {**procs.device_env(device), **cell_environment(self.folder)}
             self.proc = subprocess.Popen(
-                [sys.executable, str(ENTRY), "__kernel__", str(to_kernel_r), str(from_kernel_w), self.folder, device],
-                stdin=subprocess.DEVNULL, pass_fds=(to_kernel_r, from_kernel_w), env=env)
+                [sys.executable, "-I", str(ENTRY), "__kernel__", str(to_kernel_r), str(from_kernel_w), self.folder,
+                 device], stdin=subprocess.DEVNULL, pass_fds=(to_kernel_r, from_kernel_w), env=env)
         os.close(to_kernel_r)
         os.close(from_kernel_w)
         self.out = os.fdopen(to_kernel_w, "w", buffering=1)
@@ -66,7 +69,33 @@ class KernelProcess:
         self.identity = None
         self.ready = False
         self.info = None
+        self.cell = None      # what the kernel process reported of its confinement before any kernel code ran
+        self.bound = None     # (the request it was bound to, the cell's version of it)
         self.helper = None   # a second process for the same identity (Pool.helper)
+
+    def cell_request(self, req):
+        """The request as the cell sees it: the kernel (and a reference outside its folder) as read-only copies in
+        the cell, compiled objects in the identity's own cache. The files are copied once per process."""
+        if self.bound is not None and self.bound[0] is req:
+            return self.bound[1]
+        extra = [req["reference"]] if req.get("reference") else []
+        kernel = cellfs.copy_in(self.cell_folder, req["kernel"], extra)
+        inner = dict(req)
+        inner["kernel"] = str(kernel)
+        if req.get("reference"):
+            ref = pathlib.Path(req["reference"]).resolve()
+            top = pathlib.Path(req["kernel"]).resolve().parent
+            inner["reference"] = str(kernel.parent / ref.relative_to(top)) if top in ref.parents else \
+                str(kernel.parent / "_extra" / ref.name)
+        inner["cache_dir"] = cellfs.identity_cache(self.identity or "none")
+        if req.get("command") != "run-once":
+            inner["seed"] = 0   # each case's seed comes with the case: the cell cannot prepare answers at its load
+        self.bound = (req, inner)
+        return inner
+
+    def outside(self, req, paths):
+        """Workspace paths of the copies a cell names (its report of the files it imported)."""
+        return [o for o in (cellfs.outside_path(self.cell_folder, req["kernel"], p) for p in paths) if o]
 
     def _read(self):
         line = self.inp.readline()
@@ -89,6 +118,7 @@ class KernelProcess:
                 SECONDS["start"] += time.perf_counter() - start
             if "fatal" in msg:
                 raise RuntimeError(str(msg["fatal"]))
+            self.cell = msg.get("cell") if isinstance(msg.get("cell"), dict) else {}
             self.ready = True
 
     def call(self, op, **fields):
@@ -97,8 +127,11 @@ class KernelProcess:
     def begin(self, op, **fields):
         """Sends one request and returns a function that waits for its reply and returns what `call` returns
         (or raises what it raises): the judge does its own work while the kernel's process runs."""
-        from kgo_harness import guard
+        from kgo_harness.cell import guard
         self.wait_ready()
+        if isinstance(fields.get("request"), dict):
+            fields = {**fields, "request": self.cell_request(fields["request"]),
+                      "cell": {"cache": cellfs.identity_cache(self.identity or "none")}}
         before = guard.clock_stamp()
         try:
             self.out.write(json.dumps({"op": op, **fields}) + "\n")
@@ -134,12 +167,13 @@ class KernelProcess:
             rc = self.proc.wait(timeout=5)
         except subprocess.TimeoutExpired:
             return "the kernel's process stopped answering"
-        if rc < 0:
+        sig = confine.signal_of(rc, bool((self.cell or {}).get("namespaces")))
+        if sig is not None:
             import signal
             try:
-                return f"the kernel's process died from {signal.Signals(-rc).name}"
+                return f"the kernel's process died from {signal.Signals(sig).name}"
             except ValueError:
-                return f"the kernel's process died from signal {-rc}"
+                return f"the kernel's process died from signal {sig}"
         return f"the kernel's process exited with status {rc}"
 
     def close(self):
@@ -160,7 +194,44 @@ class KernelProcess:
                 f.close()
             except OSError:
                 pass
-        shutil.rmtree(self.folder, ignore_errors=True)
+        cellfs.remove(self.cell_folder)
+
+
+def cell_environment(rw):
+    """The environment a kernel process starts with: its writes go to its own folder until its identity's cache is
+    known; KGO_CELL_ROOT is the folder of every cell's read-only copies."""
+    return {**confine.environment(rw, os.path.join(rw, "cache")), **cell_places()}
+
+
+def cell_places():
+    """Where every cell of this judge reads its copies (KGO_CELL_ROOT) and keeps its compile caches (KGO_CELL_CACHE)."""
+    return {"KGO_CELL_ROOT": cellfs.root(), "KGO_CELL_CACHE": cellfs.cache_root()}
+
+
+def cell_summary(reported, unconfined):
+    """(the result's `cell`, a refusal message or None): what confined the kernel process, from its own report made
+    before any kernel code ran. A kernel runs unconfined only when the request says so (kgo --unconfined)."""
+    reported = reported or {}
+    namespaces = list(reported.get("namespaces") or [])
+    landlock = reported.get("landlock")
+    layers = (["namespaces"] if "pid" in namespaces else []) + (["landlock"] if landlock else [])
+    summary = {"confinement": "+".join(layers) or "none", "namespaces": namespaces, "landlock_abi": landlock,
+               "user": reported.get("user"), "unconfined": unconfined}
+    why = None
+    if reported.get("refused"):
+        why = f"the kernel's cell could not be built: {reported['refused']}"
+    elif not layers:
+        why = "this machine allows neither namespaces nor Landlock for the kernel's cell"
+    elif reported.get("writable"):
+        why = ("from inside the kernel's cell these folders are writable, so a kernel could plant code that later "
+               f"judges run: {', '.join(reported['writable'])}; make them read-only for the cell")
+    if why and not unconfined:
+        return summary, (f"{why}; kgo refuses to judge a kernel it cannot confine. Run on a machine with user "
+                         "namespaces or Landlock (Linux 5.13+), or pass --unconfined to proceed knowingly "
+                         "(recorded with the verdict)")
+    if why:
+        summary["confinement"] = "none (unconfined)"
+    return summary, None
 
 
 def local_imports(kernel_path):
@@ -266,8 +337,8 @@ class Pool:
         # each fork still initializes CUDA; evidence/device-2026-11-25-late/, call 11).
         self.template = None
         if template_wanted(device):
-            from kgo_harness import zygote
-            self.template = zygote.Template(device)
+            from kgo_harness.judge import zygote
+            self.template = zygote.Template(device, cell_places())
         # With a template the first process is forked once the template is ready (wait_ready), so the judge
         # goes on to its own torch import meanwhile; without one it is spawned now, for the same overlap.
         self.spare = None if self.template is not None else self._new()

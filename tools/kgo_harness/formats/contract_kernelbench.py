@@ -10,9 +10,9 @@ import re
 
 import torch
 
-from kgo_harness import contracts as C
-from kgo_harness import formats, ops
-from kgo_harness.kernelbench_catalog import catalog_call, module_misfit, op_shape
+from kgo_harness.formats import contracts as C
+from kgo_harness.formats import formats, ops
+from kgo_harness.formats.kernelbench_catalog import catalog_call, module_misfit, op_shape
 
 WEIGHT_SEED = 42
 CUSTOM = ("custom: this problem is not in kgo's op catalog ({why}); give --flops EXPR --bytes EXPR to "

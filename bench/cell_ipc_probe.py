@@ -1,0 +1,57 @@
+"""Whether CUDA IPC crosses the kernel's cell (device tool): this process allocates a buffer and exports its raw
+driver IPC handle (cuIpcGetMemHandle: no /dev/shm file, unlike torch's own sharing); a child in a cell
+(confine.enter + confine.confine, as a kernel process) opens the handle and fills the buffer; this process checks it.
+Prints one line per cell policy."""
+import ctypes
+import os
+import subprocess
+import sys
+
+TOOLS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tools")
+CHILD = r"""
+import ctypes, os, sys
+sys.path.insert(0, %r)
+from kgo_harness.cell import confine
+names = confine.enter(os.getppid(), shim=True)
+rw = os.environ["P_RW"]
+info = confine.confine(rw, names)
+import torch
+torch.zeros(1, device="cuda").sum().item()
+cu = ctypes.CDLL("libcuda.so.1")
+handle = (ctypes.c_char * 64).from_buffer_copy(bytes.fromhex(sys.argv[1]))
+ptr = ctypes.c_uint64(0)
+open_fn = getattr(cu, "cuIpcOpenMemHandle_v2", None) or cu.cuIpcOpenMemHandle
+rc = open_fn(ctypes.byref(ptr), handle, ctypes.c_uint(1))
+if rc != 0:
+    print("open failed", rc, names, info, flush=True); sys.exit(0)
+rc = cu.cuMemsetD32_v2(ptr, ctypes.c_uint(0x3F800000), ctypes.c_size_t(1024))
+cu.cuCtxSynchronize()
+print("opened and wrote", rc, names, info, flush=True)
+cu.cuIpcCloseMemHandle(ptr)
+"""
+
+
+def main():
+    import torch
+    buf = torch.zeros(1024, device="cuda")
+    torch.cuda.synchronize()
+    cu = ctypes.CDLL("libcuda.so.1")
+    handle = (ctypes.c_char * 64)()
+    rc = cu.cuIpcGetMemHandle(handle, ctypes.c_uint64(buf.data_ptr()))
+    print("export", rc)
+    for policy in ("auto", "landlock", "off"):
+        buf.zero_()
+        torch.cuda.synchronize()
+        rw = f"/dev/shm/kgo-ipc-probe-{policy}"
+        os.makedirs(rw, exist_ok=True)
+        os.chmod(rw, 0o777)
+        env = dict(os.environ, KGO_CELL=policy, P_RW=rw)
+        out = subprocess.run([sys.executable, "-I", "-c", CHILD % TOOLS, bytes(handle).hex()], env=env,
+                             capture_output=True, text=True, timeout=120)
+        torch.cuda.synchronize()
+        print(policy, "child:", out.stdout.strip()[-300:], out.stderr.strip()[-300:] if not out.stdout else "",
+              "| parent sees sum", float(buf.sum()))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,2 @@
+"""Kernel formats: the contracts and published formats, their cases and references, read by both
+the judge (reference role) and the cell (kernel role). Imports neither."""

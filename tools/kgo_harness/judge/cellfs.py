@@ -1,0 +1,112 @@
+"""The judge's side of a cell's files. Each kernel process gets a folder under one per-judge root in memory:
+`src/` (the judge's read-only copies of the kernel's files: the cell never sees the workspace) and `rw/` (its only
+writable place: the tensors it hands back, its temporary files, its home). Compiled artefacts persist per kernel
+identity under `<cache>/cells/<identity>/`, which only a cell of that identity may write, so no kernel can plant a
+compiled object for another. Standard library only."""
+import os
+import pathlib
+import shutil
+import tempfile
+
+from kgo_harness.cell import confine
+
+SKIP_DIRS = {"memory", "plans", "profiles", "report", "__pycache__", "node_modules"}
+MAX_FILES, MAX_FILE_BYTES, MAX_BYTES = 2000, 64 << 20, 256 << 20
+_ROOT = {}
+
+
+def root():
+    """This judge's root of cell folders (made on first use, removed by `cleanup`)."""
+    if "path" not in _ROOT:
+        base = "/dev/shm" if os.path.isdir("/dev/shm") and os.access("/dev/shm", os.W_OK) else None
+        path = tempfile.mkdtemp(prefix="kgo-cells-", dir=base)
+        os.chmod(path, 0o755)
+        _ROOT["path"] = path
+        _ROOT["serial"] = 0
+    return _ROOT["path"]
+
+
+def cache_root():
+    """Where the cells' compile caches live: $KGO_CACHE_DIR/cells, else ~/.cache/kgo/cells."""
+    base = os.environ.get("KGO_CACHE_DIR") or os.path.join(os.path.expanduser("~"), ".cache", "kgo")
+    path = os.path.join(base, "cells")
+    os.makedirs(path, exist_ok=True)
+    _give(path, 0o755)
+    return path
+
+
+def identity_cache(identity):
+    path = os.path.join(cache_root(), identity[:32])
+    os.makedirs(path, exist_ok=True)
+    _give(path, 0o700)
+    return path
+
+
+def new_folder():
+    """A fresh cell folder: (folder, rw) with rw owned by the cell's user."""
+    base = root()
+    _ROOT["serial"] += 1
+    folder = os.path.join(base, f"c{os.getpid()}-{_ROOT['serial']}")
+    os.mkdir(folder, 0o755)
+    os.mkdir(os.path.join(folder, "src"), 0o755)
+    rw = os.path.join(folder, "rw")
+    os.mkdir(rw, 0o700)
+    _give(rw, 0o700)
+    return folder, rw
+
+
+def _give(path, mode):
+    """The cell's user owns `path` where the judge is root (the cell runs as that user); else the judge's own."""
+    if os.geteuid() == 0:
+        os.chown(path, confine.CELL_UID, confine.CELL_UID)
+    os.chmod(path, mode)
+
+
+def copy_in(folder, kernel, extra=()):
+    """Copies the kernel's folder (its sources, headers, data and compiled objects; not the workspace's records,
+    plans, profiles, reports, git or .kgo) into `folder`/src, read-only, and returns the new kernel path. Files in
+    `extra` (a reference outside the kernel's folder) are copied too, under `src/_extra/`."""
+    kernel = pathlib.Path(kernel).resolve()
+    top = kernel.parent
+    dest = pathlib.Path(folder) / "src"
+    count = total = 0
+    for base, dirs, files in os.walk(top):
+        dirs[:] = sorted(d for d in dirs if not d.startswith(".") and d not in SKIP_DIRS)
+        for name in sorted(files):
+            src = pathlib.Path(base) / name
+            if name.startswith(".") or src.is_symlink() or not src.is_file():
+                continue
+            size = src.stat().st_size
+            if src != kernel and (size > MAX_FILE_BYTES or count >= MAX_FILES or total + size > MAX_BYTES):
+                continue
+            target = dest / src.relative_to(top)
+            target.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(src, target)
+            os.chmod(target, 0o644)
+            count, total = count + 1, total + size
+    for path in extra:
+        src = pathlib.Path(path).resolve()
+        if src.is_file() and top not in src.parents:
+            target = dest / "_extra" / src.name
+            target.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(src, target)
+            os.chmod(target, 0o644)
+    return dest / kernel.name
+
+
+def outside_path(folder, kernel, inner):
+    """The workspace path of a file the cell names by its copy's path (None when it is not one of the copies)."""
+    src = os.path.join(folder, "src") + os.sep
+    if not inner.startswith(src):
+        return None
+    return str(pathlib.Path(kernel).resolve().parent / inner[len(src):])
+
+
+def remove(folder):
+    shutil.rmtree(folder, ignore_errors=True)
+
+
+def cleanup():
+    path = _ROOT.pop("path", None)
+    if path:
+        shutil.rmtree(path, ignore_errors=True)

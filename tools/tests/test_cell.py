@@ -1,0 +1,169 @@
+"""The kernel's cell (kgo_harness/cell/confine.py): attacks that reach past the kernel's process (tools/tests/kernels/cell/).
+Each is caught by the cell; the `*_without_the_cell` tests run the same attack with the cell off (KGO_CELL=off and
+an unconfined request) and show that it then lands, so each test here fails with its defence removed."""
+# ctest-cost: 40
+import os
+import shutil
+import pathlib
+import socket
+import sys
+import threading
+
+import pytest
+
+from conftest import KERNELS, SMALL, run_cli
+
+CELL = KERNELS / "cell"
+OFF = {"KGO_CELL": "off"}
+
+
+def request(kernel, **extra):
+    return dict(kernel=str(kernel), op="softmax", device="cpu", trials=1, shapes=SMALL, edge_shapes=False,
+                delegation=False, **extra)
+
+
+def written(tmp_path, name, **subst):
+    text = (CELL / name).read_text()
+    for key, value in subst.items():
+        text = text.replace(key, value)
+    path = tmp_path / name
+    path.write_text(text)
+    return path
+
+
+def test_forged_verdict_cannot_reach_the_judge():
+    rc, res, err = run_cli("check", request(CELL / "hack_forge_verdict.py"))
+    assert res["verdict"] == "FAIL", (res["verdict"], res["message"], err[-2000:])
+    assert res["cell"]["confinement"] != "none"
+
+
+def test_forged_verdict_without_the_cell_is_caught_by_the_token():
+    """With the cell off the kernel does reach the judge's channel; its line lacks the request's token."""
+    rc, res, _ = run_cli("check", request(CELL / "hack_forge_verdict.py", unconfined=True), env=OFF)
+    assert res["verdict"] == "REWARD_HACK" and "token" in res["message"], res["message"]
+
+
+def _workspace(tmp_path):
+    ws = tmp_path / "ws"
+    (ws / ".kgo").mkdir(parents=True)
+    key = ws / ".kgo" / "stamp.key"
+    key.write_bytes(os.urandom(32))
+    key.chmod(0o600)
+    return ws, written(ws, "hack_steal_key.py", __TARGET__=str(ws))
+
+
+def _landed(ws):
+    return [p for p in ("memory/v0.json", "planted.txt") if (ws / p).exists()]
+
+
+def test_workspace_and_key_are_out_of_reach(tmp_path):
+    ws, kernel = _workspace(tmp_path)
+    rc, res, err = run_cli("check", request(kernel))
+    assert res["verdict"] in ("PASS", "FAIL"), (res["message"], err[-2000:])
+    assert _landed(ws) == [], "the kernel wrote into its workspace"
+
+
+def test_workspace_without_the_cell_is_written(tmp_path):
+    ws, kernel = _workspace(tmp_path)
+    run_cli("check", request(kernel, unconfined=True), env=OFF)
+    assert _landed(ws) == ["memory/v0.json", "planted.txt"]
+    assert "None" not in (ws / "planted.txt").read_text()   # the key was read
+
+
+def _planted():
+    return [pathlib.Path(p) / "kgo_cell_attack.pth" for p in sys.path
+            if p and (pathlib.Path(p) / "kgo_cell_attack.pth").exists()]
+
+
+@pytest.fixture
+def pth_cleanup():
+    yield
+    for p in _planted():
+        p.unlink()
+
+
+def test_no_pth_can_be_planted(tmp_path, pth_cleanup):
+    marker = tmp_path / "marker"
+    kernel = written(tmp_path, "hack_plant_pth.py", __MARKER__=str(marker))
+    rc, res, err = run_cli("check", request(kernel))
+    assert res["verdict"] == "FAIL", (res["message"], err[-2000:])
+    assert _planted() == []
+    run_cli("catalog", {"command": "catalog"})   # a later judge
+    assert not marker.exists()
+
+
+def test_pth_without_the_cell_is_planted_and_i_ignores_it(tmp_path, pth_cleanup):
+    """With the cell off the file lands in site-packages; a judge under python -I still runs .pth files of the
+    system's site-packages, which is why the cell (not -I alone) must keep them read-only: the marker shows it ran."""
+    marker = tmp_path / "marker"
+    kernel = written(tmp_path, "hack_plant_pth.py", __MARKER__=str(marker))
+    run_cli("check", request(kernel, unconfined=True), env=OFF)
+    assert _planted(), "the attack could not write site-packages even without the cell"
+    run_cli("catalog", {"command": "catalog"})
+    assert marker.exists()
+
+
+def _listener():
+    srv = socket.socket()
+    srv.bind(("127.0.0.1", 0))
+    srv.listen(1)
+    srv.settimeout(30)
+    got = []
+
+    def accept():
+        try:
+            conn, _ = srv.accept()
+            got.append(conn.recv(100))
+            conn.close()
+        except OSError:
+            pass
+    thread = threading.Thread(target=accept, daemon=True)
+    thread.start()
+    return srv, got
+
+
+def _network_attack(tmp_path, env=None, **extra):
+    srv, got = _listener()
+    kernel = written(tmp_path, "hack_network.py", **{"PORT = 0  # __PORT__": f"PORT = {srv.getsockname()[1]}"})
+    run_cli("check", request(kernel, **extra), env=env)
+    srv.close()
+    return got
+
+
+def test_the_cell_has_no_network(tmp_path):
+    assert _network_attack(tmp_path) == []
+
+
+def test_network_without_the_cell(tmp_path):
+    assert _network_attack(tmp_path, env=OFF, unconfined=True) == [b"hello from the kernel\n"]
+
+
+def test_no_confinement_is_refused_unless_unconfined():
+    rc, res, _ = run_cli("check", request(KERNELS.parents[2] / "examples" / "softmax" / "kernel.py"), env=OFF)
+    assert res["verdict"] == "ERROR" and "--unconfined" in res["message"]
+    rc, res, _ = run_cli("check", request(KERNELS.parents[2] / "examples" / "softmax" / "kernel.py",
+                                          unconfined=True), env=OFF)
+    assert res["verdict"] == "PASS" and res["cell"] == {"confinement": "none (unconfined)", "namespaces": [],
+                                                         "landlock_abi": None, "user": None, "unconfined": True}
+
+
+def test_landlock_alone_still_holds(tmp_path):
+    """Where namespaces are refused, Landlock is the floor: the workspace and the judge's channel stay closed."""
+    ws, kernel = _workspace(tmp_path)
+    rc, res, _ = run_cli("check", request(kernel), env={"KGO_CELL": "landlock"})
+    assert res["cell"]["confinement"] == "landlock" and _landed(ws) == []
+    # Without a PID namespace the kernel finds its own process (a fork of the judge: the same command line) and
+    # writes into its own reply pipe, which the judge refuses; the judge's channel itself stays closed.
+    rc, res, _ = run_cli("check", request(CELL / "hack_forge_verdict.py"), env={"KGO_CELL": "landlock"})
+    assert res["verdict"] in ("FAIL", "REWARD_HACK") and "forged" not in res["message"], res["message"]
+
+
+def test_the_cell_learns_no_seed_before_its_cases(harness, tmp_path):
+    """The request a kernel process is loaded with carries no base seed (each case's comes with the case), so a
+    kernel cannot make its inputs and prepare their answers at import. Without the defence it reads 12345."""
+    kernel = written(tmp_path, "hack_seed_peek.py")
+    shutil.copy(KERNELS / "hack_gpu_memory_hog.py", tmp_path / "hack_gpu_memory_hog.py")
+    mark = harness.mark()
+    res = harness(**request(kernel, seed=12345))
+    assert res["verdict"] == "PASS", res["message"]
+    assert harness.probes(mark, "seed") == ["0"]
