@@ -232,7 +232,6 @@ def test_sol_solution_json_is_read_not_imported(harness, tmp_path):
     assert res["contract"] == "sol-execbench" and res["verdict"] == "PASS", res["message"]
     cases = {tuple(c["shape"]): c for c in res["cases"]}
     assert cases[(333,)]["atol"] == 1e-5 and "workload t333" in cases[(333,)]["tolerance_source"]
-    assert (tmp_path / "cache" / "sol-solutions").is_dir()
 
 
 def test_sol_solution_source_path_cannot_leave_its_folder(harness, tmp_path):
@@ -252,7 +251,8 @@ def test_sol_solution_source_path_cannot_leave_its_folder(harness, tmp_path):
 def test_sol_solution_without_definition_names_it(harness):
     sol = EX / "sol-execbench-solution"
     res = harness(kernel=str(sol / "solution.json"), device="cpu")
-    assert res["verdict"] == "FAIL" and f"--reference {sol / 'definition.json'}" in res["message"]
+    assert res["verdict"] == "FAIL" and "--reference definition.json" in res["message"]
+    assert "scaled_silu_h512" in res["message"]
 
 
 def test_fmh66_setup_dtype_default_is_used_unless_a_dtype_is_given(harness, tmp_path):
@@ -280,7 +280,7 @@ def test_opus24_kernel_without_its_test_file_names_it(harness):
     k = EX / "opus24" / "kernel" / "triton_rowscale_kernel_v1.py"
     res = harness(kernel=str(k), device="cpu")
     assert res["verdict"] == "FAIL"
-    assert f"--reference {EX / 'opus24' / 'tests' / 'test_rowscale_kernel.py'}" in res["message"]
+    assert "--reference" in res["message"] and "test_rowscale_kernel.py" in res["message"], res["message"]
 
 
 @pytest.mark.skipif(not __import__("conftest").HAS_CUDA or cuda_contract.nvcc_path() is None,

@@ -67,9 +67,11 @@ def load(problem):
     problem.inputs_from = "judge"
     problem.dims_owner = "the test file (its _test_case_<k>_data functions)"
     if not problem.req.get("reference"):
-        found = test_file_for(problem.kernel_path)
+        m = KERNEL_NAME.match(problem.kernel_path.name)
+        name = f"test_{m.group('op')}_kernel.py" if m else "test_<op>_kernel.py"
         raise C.LoadError("an opus24 kernel is judged by its test file (reference and inputs): pass --reference "
-                          f"{found or 'test_<op>_kernel.py'}", culprit="contract")
+                          f"{test_file_for(problem.kernel_path) or name} (kgo init finds it beside the kernel or "
+                          "in tests/)", culprit="contract")
     if problem.role == "kernel":
         problem.module = C.import_file(problem.kernel_path, problem.sha)
         problem.entry = problem.req.get("entry") or "solve"

@@ -60,9 +60,10 @@ def load(problem):
     workloads; kernel role: the kernel file's entry only, fed the inputs the judge ships and output buffers of
     the shapes it names (inputs_from "judge"). The definition's JSON is data to both."""
     if not problem.req.get("reference"):
-        beside = problem.kernel_path.parent / "definition.json"
+        doc = solution_document(problem.kernel_path.read_text(errors="replace")) or {}
+        named = f" (the solution names definition '{doc['definition']}')" if doc.get("definition") else ""
         raise _err("the SOL-ExecBench contract needs the definition (axes, inputs, outputs, reference) as the "
-                   f"reference: pass --reference {beside if beside.is_file() else 'definition.json'}")
+                   f"reference: pass --reference definition.json{named}")
     problem.inputs_from = "judge"
     path = pathlib.Path(problem.req["reference"])
     d = json.loads(path.read_text())
