@@ -78,9 +78,7 @@ def summarize(case_rep, reps):
     case_rep["outputs"] = [{k: v for k, v in r.items() if k != "passed"} for r in reps]
 
 
-# CUDA tensors between the judge and a kernel process cross as bytes: CUDA IPC needs a reference-count file that
-# the exporting process creates in /dev/shm, which the kernel's cell may not write (cell.py).
-IPC = {"on": False}
+IPC = {"on": True}  # CUDA outputs cross as driver IPC handles (wire.py) until opening one fails here; then as bytes
 
 
 def ipc(device, problem=None):
