@@ -18,7 +18,9 @@ info = confine.confine(rw, names)
 import torch
 torch.zeros(1, device="cuda").sum().item()
 cu = ctypes.CDLL("libcuda.so.1")
-handle = (ctypes.c_char * 64).from_buffer_copy(bytes.fromhex(sys.argv[1]))
+class Handle(ctypes.Structure):
+    _fields_ = [("reserved", ctypes.c_char * 64)]
+handle = Handle.from_buffer_copy(bytes.fromhex(sys.argv[1]))
 ptr = ctypes.c_uint64(0)
 open_fn = getattr(cu, "cuIpcOpenMemHandle_v2", None) or cu.cuIpcOpenMemHandle
 rc = open_fn(ctypes.byref(ptr), handle, ctypes.c_uint(1))
@@ -37,7 +39,7 @@ def main():
     torch.cuda.synchronize()
     cu = ctypes.CDLL("libcuda.so.1")
     handle = (ctypes.c_char * 64)()
-    rc = cu.cuIpcGetMemHandle(handle, ctypes.c_uint64(buf.data_ptr()))
+    rc = cu.cuIpcGetMemHandle(ctypes.byref(handle), ctypes.c_uint64(buf.data_ptr()))
     print("export", rc)
     for policy in ("auto", "landlock", "off"):
         buf.zero_()

@@ -1,6 +1,7 @@
 """Tensors between the judge and the kernel's process as bytes: one file per message in a private folder
 (under /dev/shm where it exists), described by JSON. A value that is not a plain torch.Tensor crosses as a
 description, never as an object; the receiver checks every size against the file before viewing it."""
+import ctypes
 import itertools
 import os
 import pathlib
@@ -45,8 +46,12 @@ def send(folder, tensors, ipc=False):
                                                         "(tensor subclasses and deferred results are rejected)"})
                 continue
             if ipc and value.is_cuda and value.numel():
-                items.append({"name": name, "ipc": _export(value)})
-                continue
+                try:
+                    items.append({"name": name, "ipc": _export(value)})
+                    continue
+                except (IpcUnavailable, OSError):
+                    pass   # this one crosses as bytes
+
             t = value.detach()
             host = t.contiguous().cpu() if t.dim() else t.reshape(1).cpu()
             raw = host.reshape(-1).view(torch.uint8).numpy() if host.numel() else b""
@@ -63,34 +68,81 @@ def resend(folder, name):
     return send(folder, _held.get(name, []))
 
 
+class _Handle(ctypes.Structure):
+    _fields_ = [("reserved", ctypes.c_char * 64)]
+
+
+_CU = {}
+
+
+def _cu():
+    """The CUDA driver, for raw IPC handles: unlike torch's own sharing they need no file in /dev/shm, which a
+    kernel's cell may not create (cell/confine.py)."""
+    if "lib" not in _CU:
+        lib = ctypes.CDLL("libcuda.so.1")
+        _CU["lib"] = lib
+        _CU["open"] = getattr(lib, "cuIpcOpenMemHandle_v2", None) or lib.cuIpcOpenMemHandle
+        _CU["range"] = getattr(lib, "cuMemGetAddressRange_v2", None) or lib.cuMemGetAddressRange
+    return _CU
+
+
 def _export(t):
-    from torch.multiprocessing.reductions import reduce_tensor
-    _, a = reduce_tensor(t)
-    hexed = lambda b: b.hex() if isinstance(b, (bytes, bytearray)) else None
-    return {"dtype": str(t.dtype).replace("torch.", ""), "size": list(a[1]), "stride": list(a[2]),
-            "offset": int(a[3]), "storage": a[4].__name__ if isinstance(a[4], type) else type(a[4]).__name__, "device": int(a[6]), "handle": hexed(a[7]),
-            "storage_bytes": int(a[8]), "storage_offset": int(a[9]), "ref_handle": hexed(a[11]),
-            "ref_offset": int(a[12]), "event": hexed(a[13]), "event_sync": bool(a[14])}
+    """A CUDA tensor as a driver IPC handle of its allocation, the offset into it and its layout; the tensor stays
+    alive (in _held) until the next release(). Its producer's work is finished first."""
+    cu = _cu()
+    torch.cuda.synchronize(t.device)
+    t = t.contiguous()
+    base, size = ctypes.c_uint64(0), ctypes.c_size_t(0)
+    handle = _Handle()
+    if cu["range"](ctypes.byref(base), ctypes.byref(size), ctypes.c_uint64(t.data_ptr())) != 0 or \
+            cu["lib"].cuIpcGetMemHandle(ctypes.byref(handle), base) != 0:
+        raise IpcUnavailable("cuIpcGetMemHandle failed")
+    return {"dtype": str(t.dtype).replace("torch.", ""), "shape": list(t.shape), "handle": bytes(handle).hex(),
+            "offset": t.data_ptr() - base.value, "nbytes": t.numel() * t.element_size(), "device": t.device.index}
 
 
 def _import(d):
-    """A copy (in this process's memory) of a tensor exported by _export in another process."""
-    from torch.multiprocessing.reductions import rebuild_cuda_tensor
+    """A copy (in this process's memory) of a tensor exported by _export in another process; every size is checked
+    against the allocation the handle maps."""
     dtype = DTYPES.get(d.get("dtype"))
-    storage_cls = {"TypedStorage": torch.storage.TypedStorage, "UntypedStorage": torch.UntypedStorage}.get(d["storage"])
-    size, stride = [int(x) for x in d["size"]], [int(x) for x in d["stride"]]
-    numel = 1
-    for x in size:
-        numel *= x
-    if dtype is None or storage_cls is None or min(size + [0]) < 0 or \
-            (int(d["offset"]) + numel) * dtype.itemsize > int(d["storage_bytes"]):
+    shape = d.get("shape")
+    if dtype is None or not isinstance(shape, list) or not all(isinstance(x, int) and x >= 0 for x in shape) or \
+            not isinstance(d.get("offset"), int) or d["offset"] < 0 or not isinstance(d.get("handle"), str):
         raise WireError("malformed CUDA IPC description")
-    unhex = lambda h: bytes.fromhex(h) if h is not None else None
-    t = rebuild_cuda_tensor(torch.Tensor, torch.Size(size), tuple(stride), int(d["offset"]), storage_cls, dtype,
-                            int(d["device"]), unhex(d["handle"]), int(d["storage_bytes"]), int(d["storage_offset"]),
-                            False, unhex(d["ref_handle"]), int(d["ref_offset"]), unhex(d["event"]),
-                            bool(d["event_sync"]))
-    return t.clone()
+    numel = 1
+    for x in shape:
+        numel *= x
+    nbytes = numel * dtype.itemsize
+    if d.get("nbytes") != nbytes:
+        raise WireError("malformed CUDA IPC description")
+    cu = _cu()
+    try:
+        handle = _Handle.from_buffer_copy(bytes.fromhex(d["handle"]))
+    except ValueError as e:
+        raise WireError("malformed CUDA IPC handle") from e
+    ptr = ctypes.c_uint64(0)
+    if cu["open"](ctypes.byref(ptr), handle, ctypes.c_uint(1)) != 0:
+        raise IpcUnavailable("cuIpcOpenMemHandle failed")
+    try:
+        base, size = ctypes.c_uint64(0), ctypes.c_size_t(0)
+        cu["range"](ctypes.byref(base), ctypes.byref(size), ptr)
+        if d["offset"] + nbytes > size.value:
+            raise WireError("a CUDA IPC tensor reaches past its allocation")
+        if not nbytes:
+            return torch.empty(shape, dtype=dtype, device="cuda")
+        view = torch.as_tensor(_Span(ptr.value + d["offset"], nbytes), device="cuda")
+        out = view.clone().view(dtype).reshape(shape)
+        torch.cuda.synchronize()
+        return out
+    finally:
+        cu["lib"].cuIpcCloseMemHandle(ptr)
+
+
+class _Span:
+    """`nbytes` bytes of device memory at `ptr`, as __cuda_array_interface__ describes them (for torch.as_tensor)."""
+
+    def __init__(self, ptr, nbytes):
+        self.__cuda_array_interface__ = {"shape": (nbytes,), "typestr": "|u1", "data": (ptr, False), "version": 2}
 
 
 def receive(folder, message, device):

@@ -56,7 +56,8 @@ def test_cuda_kernel_check_and_crash(harness, tmp_path):
     res = harness(kernel=kernel("vector_add.cu"), op="add", device="cuda", shapes=[[1000], [64, 64]],
                   trials=2, cache_dir=str(tmp_path))
     assert res["verdict"] == "PASS", res["message"]
-    assert res["contract"] == "cuda" and res["delegation"]["checked"] is False
+    assert res["contract"] == "cuda" and res["delegation"]["checked"] is True
+    assert res["delegation"]["delegated"] is False, res["delegation"]
     bad = harness(kernel=kernel("vector_add_oob.cu"), op="gelu", device="cuda", shapes=[[1 << 20]],
                   trials=1, cache_dir=str(tmp_path))
     assert bad["verdict"] == "CRASH", bad["message"]
@@ -86,3 +87,13 @@ def test_cuda_solve_roles_and_sizes():
     for bad, text in (("M*Q", "not an integer parameter"), ("__import__('os')", "only")):
         with pytest.raises(cc.ContractError, match=text):
             cc.buffer_numel("A", {"A": bad}, scalars, None)
+
+
+@pytest.mark.skipif(not HAS_CUDA, reason="needs a CUDA GPU")
+def test_a_solve_that_calls_torch_from_its_host_code_is_delegation(harness, tmp_path):
+    """Its own kernel is right, but its host code calls back into the interpreter for torch work: the delegation
+    check sees the aten ops of that work (it was "not applicable" to the CUDA contract, and this passed)."""
+    res = harness(kernel=kernel("hack_cuda_callback.cu"), op="add", device="cuda", shapes=[[1000]], trials=1,
+                  cache_dir=str(tmp_path))
+    assert res["verdict"] == "FAIL" and res["delegation"]["delegated"] is True, res["message"]
+    assert "aten::exp" in res["delegation"]["message"], res["delegation"]["message"]

@@ -185,7 +185,7 @@ def test_the_kernels_process_starts_before_the_judge_imports_torch():
     import subprocess
     import sys
     for adopter in (False, True):   # a judge adopts orphans: its kernel processes come from the template
-        code = ("import sys; sys.path.insert(0, sys.argv[1]); from kgo_harness import procs, remote; "
+        code = ("import sys; sys.path.insert(0, sys.argv[1]); from kgo_harness import procs; from kgo_harness.judge import remote; "
                 f"{adopter} and procs.become_subreaper(); "
                 "pool = remote.Pool('cpu', keep_spare=False); spawned_before_torch = 'torch' not in sys.modules; "
                 "print((pool.template is not None) == procs.is_subreaper()); "
