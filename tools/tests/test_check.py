@@ -16,8 +16,9 @@ OPS = ["softmax", "layer_norm", "gelu", "add"]
 @pytest.mark.parametrize("op", OPS)
 @pytest.mark.parametrize("variant", VARIANTS)
 def test_template_variants_pass(harness, op, variant):
+    # A fixed seed: the error bound below is for these inputs (a request's seed is otherwise drawn afresh).
     res = harness(kernel=str(TEMPLATES / op / f"{variant}.py"), reference=str(TEMPLATES / op / "ref.py"),
-                  op=op, device="cpu", trials=2, shapes=SMALL)
+                  op=op, device="cpu", trials=2, shapes=SMALL, seed=42)
     assert res["verdict"] == "PASS", res["message"]
     assert res["contract"] == "op" and res["entry"] == f"triton_{op}"
     assert res["determinism"]["equal"] is True
