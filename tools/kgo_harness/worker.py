@@ -134,7 +134,7 @@ class Crash(Exception):
 
 def handle(req, emit):
     import torch
-    from kgo_harness import bench, check, envinfo, ops, remote
+    from kgo_harness import bench, check, envinfo, ops, problem_file, remote
     from kgo_harness.contracts import LoadError, Problem, import_file
 
     started = time.perf_counter()
@@ -166,6 +166,8 @@ def handle(req, emit):
         # imported before the kernel's code runs anywhere; a definition.json (sol-execbench) is read by its adapter
         if req.get("reference") and req["reference"].endswith(".py"):
             import_file(req["reference"], next(s["sha256"] for s in srcs if s["path"] == req["reference"]))
+        if req.get("problem"):   # the problem's setup() (seed, fmh66), read before the kernel's code runs
+            problem_file.setup_of(req["problem"], next(s["sha256"] for s in srcs if s["path"] == req["problem"]))
         info = kp.call("load", request=req)  # the kernel role never imports ref.py
         problem = Problem(req, "reference", info)
         if info.get("reference_in_kernel_file"):
