@@ -4,6 +4,7 @@ import hashlib
 import importlib.util
 import inspect
 import math
+import os
 import pathlib
 import sys
 
@@ -132,6 +133,9 @@ class Problem:
         self.inputs_from = "both"
         self.provided = {}
         self.notes = []   # the judge's warnings about the inputs (stress fallbacks, who made them)
+        # A per-request secret of the judge mixed into the seeds of the inputs it makes from a problem file: the
+        # kernel's process, which knows the request's seeds, cannot make the same inputs ahead and keep answers.
+        self.salt = int.from_bytes(os.urandom(4), "little") if role == "reference" else 0
         self.device = req["device"]
         self.kernel_path = pathlib.Path(req["kernel"])
         self.sha = sha256_file(self.kernel_path)
@@ -454,6 +458,8 @@ class SeedCase:
         if problem.inputs_from == "judge" and problem.role == "kernel":
             self._from_judge(problem.take_provided(shape, seed, trial))
             return
+        if problem.inputs_from == "judge":
+            seed = (seed * 1000003 + problem.salt) % (2 ** 31 - 1)
         self._take(self.make(seed))
         if problem.inputs_from == "judge":
             for t in self.output_buffers():
@@ -538,24 +544,15 @@ class SeedCase:
         return kw
 
     def reference64(self):
-        if self._ref is None and self.plain is None:
-            self._ref = self._reference()
-        elif self._ref is None:
-            dtype = str(self.p.dtype).replace("torch.", "")
-            try:
-                ref = self._reference()
-                why = None if stress.keeps_range(ref, self.p.dtype) else f"the reference is not finite in {dtype}"
-            except Exception as e:
-                why = f"the reference raised {type(e).__name__}"
-            if why is None:
-                self._ref = ref
-            else:
-                # The stressed inputs leave the problem's domain: this case keeps setup()'s own values.
-                self.p.notes.append(f"shape {self.shape} trial {self.trial}: {why} on stressed inputs "
-                                    f"({self.stress}); the case uses the problem's own inputs")
-                self.inputs, self.plain, self.stress = self.plain, None, None
-                self._ref = self._reference()
+        if self._ref is None:
+            self._ref = stress.settled_reference(self._reference, self.p.dtype, self.plain is not None,
+                                                 self._unstress)
         return self._ref
+
+    def _unstress(self, why):
+        self.p.notes.append(f"shape {self.shape} trial {self.trial}: {why} on stressed inputs ({self.stress}); "
+                            "the case uses the problem's own inputs")
+        self.inputs, self.plain, self.stress = self.plain, None, None
 
     def _reference(self):
         try:

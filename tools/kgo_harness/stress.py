@@ -4,6 +4,9 @@ that reads only the low bits of a scale) fails. Trial 0 always keeps the plain i
 
 - Op contract (`for_op`, the op table BY_OP): the first input is redrawn per op family; both processes draw
   the same bytes from the seed, so a stress must keep the op's reference finite (tests/cli/test_op_catalog.py).
+- KernelBench problems (`scale`, `unscale`: their own get_inputs() distributions, often U(0,1) for a domain
+  they need): trials from the third on scale the floating inputs by 4, unless the reference then turns
+  non-finite (contract_kernelbench.py keeps the plain inputs then).
 - Inputs the judge makes from a problem (`named`: the seed and fmh66 problem's setup()): every floating input
   that is not an output buffer is transformed, trial by trial, through GENERIC; the judge then holds the
   reference against the kernel's dtype (`keeps_range`): where the stressed inputs leave the problem's domain
@@ -63,6 +66,24 @@ def for_op(op, args, trial, gen):
             or not args[0].dtype.is_floating_point or args[0].numel() == 0:
         return args
     return [fn(args[0], gen, trial)] + list(args[1:])
+
+
+# --- KernelBench problems ----------------------------------------------------------------------------------
+KERNELBENCH_FACTOR = 4.0
+
+
+def scaled(trial):
+    """Whether a KernelBench case of this trial is scaled (trials from the third on)."""
+    return trial >= 2
+
+
+def scale(args, factor=KERNELBENCH_FACTOR):
+    """Positional arguments with every floating tensor multiplied by `factor` (`unscale`: divided)."""
+    return [a * factor if isinstance(a, torch.Tensor) and a.dtype.is_floating_point else a for a in args]
+
+
+def unscale(args, factor=KERNELBENCH_FACTOR):
+    return [a / factor if isinstance(a, torch.Tensor) and a.dtype.is_floating_point else a for a in args]
 
 
 # --- inputs the judge makes from a problem's setup() ------------------------------------------------------
@@ -126,3 +147,21 @@ def keeps_range(refs, dtype):
         if not bool((r.abs() <= limit).all()):   # NaN compares false: also caught
             return False
     return True
+
+
+def settled_reference(compute, dtype, stressed, fall_back):
+    """The reference of a case whose inputs may be stressed: compute() once; where the stressed inputs leave the
+    problem's domain (the reference is not finite in `dtype`, or raises), fall_back(why) restores the plain
+    inputs and the reference is computed again on them. The one fallback rule of every named-input contract."""
+    if not stressed:
+        return compute()
+    try:
+        ref = compute()
+        why = None if keeps_range(ref, dtype) else \
+            f"the reference is not finite in {str(dtype).replace('torch.', '')}"
+    except Exception as e:
+        why = f"the reference raised {type(e).__name__}"
+    if why is None:
+        return ref
+    fall_back(why)
+    return compute()

@@ -150,3 +150,11 @@ def test_problem_file_runs_only_what_setup_needs():
     assert scope["setup"]() == 6.0 and "os" not in scope and "run_kernel" not in scope
     with pytest.raises(LookupError):
         problem_file.needed("def run_kernel():\n    pass\n")
+
+
+def test_answers_kept_for_kgos_seeds_do_not_match_the_judges_inputs(harness):
+    """The kernel replays setup() and the stress for the request's seeds at import: the judge's secret in the
+    seeds makes every case's inputs new to it."""
+    res = seed_add(harness, "hack_seed_precompute.py", trials=3)
+    assert res["verdict"] == "FAIL", res["message"]
+    assert all(c["status"] == "FAIL" for c in res["cases"]), [c["status"] for c in res["cases"]]
