@@ -158,3 +158,10 @@ def test_answers_kept_for_kgos_seeds_do_not_match_the_judges_inputs(harness):
     res = seed_add(harness, "hack_seed_precompute.py", trials=3)
     assert res["verdict"] == "FAIL", res["message"]
     assert all(c["status"] == "FAIL" for c in res["cases"]), [c["status"] for c in res["cases"]]
+
+
+def test_every_op_has_a_stress_or_a_stated_reason_to_keep_its_plain_inputs():
+    sys.path.insert(0, str(ROOT / "tools"))
+    from kgo_harness import ops, stress
+    undecided = [op.name for op in ops.OPS if (op.name in stress.BY_OP) == (op.name in stress.PLAIN)]
+    assert not undecided, f"give these ops a stress (stress.BY_OP) or a reason (stress.PLAIN): {undecided}"
