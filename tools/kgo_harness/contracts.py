@@ -189,9 +189,8 @@ class Problem:
                 raise LoadError("the seed contract needs ref.py with reference(**kw); pass --reference ref.py")
             self.ref_fn = self.ref_module.reference
             self.load_problem_setup()
-            if self.setup_fn is not None and not problem_file.takes(self.setup_fn, "shape"):
-                raise LoadError("the problem's setup() takes no shape; use --contract fmh66 (named dims) or "
-                                "drop --contract seed: kgo detects it", culprit="setup")
+            if self.setup_fn is not None:
+                self._require_shape(self.setup_fn)
         else:
             try:
                 self.params = cuda_contract.parse_solve(self.kernel_path.read_text(errors="replace"),
@@ -267,7 +266,11 @@ class Problem:
         for name in ("setup", "run_kernel"):
             if not callable(getattr(self.module, name, None)):
                 raise LoadError(f"{self.kernel_path.name} lacks {name}(**kw) required by the seed contract")
-        params = inspect.signature(self.module.setup).parameters
+        self._require_shape(self.module.setup)
+
+    def _require_shape(self, setup):
+        """The seed contract's setup() takes `shape`; one with named dims is fmh66's (the error says how)."""
+        params = inspect.signature(setup).parameters
         if "shape" not in params:
             dims = [n for n in params if n not in ("seed", "dtype", "device") and
                     params[n].kind not in (inspect.Parameter.VAR_KEYWORD, inspect.Parameter.VAR_POSITIONAL)]
