@@ -106,6 +106,14 @@ def as_list(value, names=None):
     return [value]
 
 
+def problem_setup(path, sha):
+    """The problem file's setup() (problem_file.py); a file that cannot give one is the setup's fault."""
+    try:
+        return problem_file.setup_of(path, sha)
+    except problem_file.ProblemFileError as e:
+        raise LoadError(str(e), culprit="setup") from e
+
+
 def tolerance_overrides(module):
     """ATOL/RTOL/MAX_REL_ERR set at ref.py's module level (upper or lower case)."""
     found = {}
@@ -204,7 +212,7 @@ class Problem:
         makes the inputs (then a warning says the candidate chose them)."""
         self.setup_fn = None
         if self.inputs_from == "judge":
-            self.setup_fn = problem_file.setup_of(self.req["problem"], sha256_file(self.req["problem"]))
+            self.setup_fn = problem_setup(self.req["problem"], sha256_file(self.req["problem"]))
         else:
             self.notes.append("no problem file in the request: the kernel file's own setup() made the inputs "
                               "(kgo init stores the baseline's as problem.py; judge in a workspace)")

@@ -20,6 +20,10 @@ import types
 _LOADED = {}
 
 
+class ProblemFileError(Exception):
+    """The problem file cannot give setup(); the message names the fix (contracts.problem_setup: culprit setup)."""
+
+
 def _binds(node):
     """Names a top-level statement binds ("*" for a star import)."""
     if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
@@ -60,8 +64,7 @@ def needed(source, entry="setup", filename="problem.py"):
 
 
 def setup_of(path, sha):
-    """The problem file's setup() (executed once per content hash), or a LoadError naming the fix."""
-    from kgo_harness.contracts import LoadError
+    """The problem file's setup() (executed once per content hash); ProblemFileError names the fix."""
     key = (str(path), sha)
     if key in _LOADED:
         return _LOADED[key]
@@ -69,8 +72,8 @@ def setup_of(path, sha):
     try:
         code = needed(path.read_text(errors="replace"), "setup", str(path))
     except (SyntaxError, LookupError, OSError) as e:
-        raise LoadError(f"the problem file {path.name} cannot give setup(): {e}; restore it from the init "
-                        f"commit (git checkout <init commit> -- {path.name})", culprit="setup") from e
+        raise ProblemFileError(f"the problem file {path.name} cannot give setup(): {e}; restore it from the "
+                               f"init commit (git checkout <init commit> -- {path.name})") from e
     name = f"kgo_problem_{sha[:16]}"
     module = types.ModuleType(name)
     module.__file__ = str(path)
@@ -79,11 +82,11 @@ def setup_of(path, sha):
         exec(code, module.__dict__)
     except Exception as e:
         del sys.modules[name]
-        raise LoadError(f"running the problem file {path.name}'s setup() definitions failed: "
-                        f"{type(e).__name__}: {e}", culprit="setup") from e
+        raise ProblemFileError(f"running the problem file {path.name}'s setup() definitions failed: "
+                               f"{type(e).__name__}: {e}") from e
     fn = module.__dict__.get("setup")
     if not callable(fn):
-        raise LoadError(f"the problem file {path.name} defines no callable setup()", culprit="setup")
+        raise ProblemFileError(f"the problem file {path.name} defines no callable setup()")
     _LOADED[key] = fn
     return fn
 

@@ -134,8 +134,8 @@ class Crash(Exception):
 
 def handle(req, emit):
     import torch
-    from kgo_harness import bench, check, envinfo, ops, problem_file, remote
-    from kgo_harness.contracts import LoadError, Problem, import_file
+    from kgo_harness import bench, check, envinfo, ops, remote
+    from kgo_harness.contracts import LoadError, Problem, import_file, problem_setup
 
     started = time.perf_counter()
     cmd = req["command"]
@@ -167,7 +167,7 @@ def handle(req, emit):
         if req.get("reference") and req["reference"].endswith(".py"):
             import_file(req["reference"], next(s["sha256"] for s in srcs if s["path"] == req["reference"]))
         if req.get("problem"):   # the problem's setup() (seed, fmh66), read before the kernel's code runs
-            problem_file.setup_of(req["problem"], next(s["sha256"] for s in srcs if s["path"] == req["problem"]))
+            problem_setup(req["problem"], next(s["sha256"] for s in srcs if s["path"] == req["problem"]))
         info = kp.call("load", request=req)  # the kernel role never imports ref.py
         problem = Problem(req, "reference", info)
         if info.get("reference_in_kernel_file"):

@@ -165,3 +165,11 @@ def test_every_op_has_a_stress_or_a_stated_reason_to_keep_its_plain_inputs():
     from kgo_harness import ops, stress
     undecided = [op.name for op in ops.OPS if (op.name in stress.BY_OP) == (op.name in stress.PLAIN)]
     assert not undecided, f"give these ops a stress (stress.BY_OP) or a reason (stress.PLAIN): {undecided}"
+
+
+def test_a_problem_file_without_setup_names_the_fix(harness, tmp_path):
+    (tmp_path / "problem.py").write_text("def run_kernel(**kw):\n    pass\n")
+    res = harness(**QUICK, kernel=kernel("seed_add.py"), reference=kernel("seed_ref.py"),
+                  problem=str(tmp_path / "problem.py"), contract="seed", shapes=[[16, 64]], trials=1)
+    assert res["verdict"] == "FAIL" and res["culprit"] == "setup", res
+    assert "problem.py cannot give setup()" in res["message"] and "git checkout" in res["message"]
