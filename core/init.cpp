@@ -100,7 +100,38 @@ std::string shapes_text(const WorkspaceConfig& c) {
   return s;
 }
 
+bool defines_at_top(const std::string& source, const std::string& prefix) {
+  for (size_t pos = 0; pos < source.size();) {
+    size_t end = source.find('\n', pos);
+    if (source.compare(pos, prefix.size(), prefix) == 0) return true;
+    if (end == std::string::npos) break;
+    pos = end + 1;
+  }
+  return false;
+}
+
 }  // namespace
+
+bool carries_setup(const std::string& source, const nlohmann::json& contract) {
+  std::string name = contract.is_object() ? contract.value("name", "auto") : "auto";
+  if (name == "seed" || name == "fmh66") return true;
+  if (name != "auto") return false;
+  auto def = [&](const std::string& fn) {
+    return defines_at_top(source, "def " + fn + "(") || defines_at_top(source, "def " + fn + " (");
+  };
+  return def("setup") && def("run_kernel") && !defines_at_top(source, "class ModelNew") &&
+         !defines_at_top(source, "class Operator(");
+}
+
+// Stored whole rather than cut down to setup(): init runs no Python (a C++ cut would need Python's grammar),
+// the bytes stay comparable with the init commit's kernel, and setup() may use any helper of its file. The
+// judge runs only setup() and what it uses (tools/kgo_harness/problem_file.py).
+std::string problem_file_text(const std::string& baseline_source) {
+  return "# kgo: this workspace's problem definition, stored by `kgo init` from the baseline kernel. The judge makes\n"
+         "# every candidate's inputs with this file's setup() (and only what setup() uses); a candidate's own\n"
+         "# setup() is never called. A change to this file is refused like a change to the reference.\n" +
+         baseline_source;
+}
 
 InitResult init_workspace(const InitRequest& req, const ResolvedPlatform& platform) {
   validate_name(req.name);
@@ -133,6 +164,7 @@ InitResult init_workspace(const InitRequest& req, const ResolvedPlatform& platfo
     reference = readable_or_throw(*req.reference, "reference file");
     cfg.reference = req.reference->extension() == ".py" ? "ref.py" : req.reference->filename().string();
   }
+  if (cfg.kernel_file == "kernel.py" && carries_setup(kernel, cfg.contract)) cfg.problem = k_problem_file;
 
   std::error_code ec;
   fs::path parent = fs::absolute(req.dir.value_or(default_parent()), ec);
@@ -165,6 +197,7 @@ InitResult init_workspace(const InitRequest& req, const ResolvedPlatform& platfo
     }
     write_file(tmp / cfg.kernel_file, kernel);
     if (reference) write_file(tmp / *cfg.reference, *reference);
+    if (cfg.problem) write_file(tmp / *cfg.problem, problem_file_text(kernel));
     // A SOL-ExecBench definition's workloads live beside it and are part of the problem.
     if (req.reference && req.reference->extension() == ".json" &&
         fs::is_regular_file(req.reference->parent_path() / "workload.jsonl", ec)) {

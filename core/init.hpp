@@ -45,6 +45,17 @@ struct InitResult {
 void validate_name(const std::string& name);
 InitResult init_workspace(const InitRequest& req, const ResolvedPlatform& platform);
 
+// Whether a kernel source's format carries setup() (the seed and fmh66 formats: module-level `def setup(` and
+// `def run_kernel(`, no KernelBench `ModelNew` or tritonbench `Operator`); `contract` is kgo.json's contract
+// (null: detected; an explicit seed/fmh66 name decides alone). Its inputs are then the problem's.
+bool carries_setup(const std::string& kernel_source, const nlohmann::json& contract);
+
+// The workspace's problem file: the baseline kernel whose setup() makes every candidate's inputs.
+inline constexpr const char* k_problem_file = "problem.py";
+
+// problem.py's text for a baseline kernel: a comment saying what the file is, then the kernel's bytes.
+std::string problem_file_text(const std::string& baseline_source);
+
 // The frameworks `--framework` accepts.
 const std::vector<std::string>& known_frameworks();
 

@@ -26,6 +26,7 @@ void to_json(nlohmann::json& j, const WorkspaceConfig& c) {
                      {"kgo_version", c.kgo_version},
                      {"created_at", c.created_at}};
   if (!c.contract.is_null()) j["contract"] = c.contract;
+  if (c.problem) j["problem"] = *c.problem;
 }
 
 void from_json(const nlohmann::json& j, WorkspaceConfig& c) {
@@ -40,6 +41,7 @@ void from_json(const nlohmann::json& j, WorkspaceConfig& c) {
   if (j.contains("reference") && j["reference"].is_string()) {
     c.reference = j["reference"].get<std::string>();
   }
+  if (j.contains("problem") && j["problem"].is_string()) c.problem = j["problem"].get<std::string>();
   const auto& w = j.at("wiki");
   w.at("path").get_to(c.wiki_path);
   w.at("fingerprint").get_to(c.wiki_fingerprint);
@@ -101,9 +103,10 @@ WorkspaceConfig load_config(const fs::path& workspace) {
     throw Error((workspace / "kgo.json").string() + " is malformed: " + e.what(),
                 ExitCode::no_workspace);
   }
-  // The kernel and reference are plain names of regular files inside the workspace.
+  // The kernel, reference and problem are plain names of regular files inside the workspace.
   std::vector<const std::string*> names = {&cfg.kernel_file};
   if (cfg.reference) names.push_back(&*cfg.reference);
+  if (cfg.problem) names.push_back(&*cfg.problem);
   for (const std::string* name : names) {
     if (name->empty()) continue;
     if (!plain_relative_path(*name) || name->find('/') != std::string::npos) {

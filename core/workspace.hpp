@@ -22,6 +22,9 @@ struct WorkspaceConfig {
   std::vector<std::vector<long long>> shapes;
   std::string kernel_file;          // kernel.py or kernel.cu
   std::optional<std::string> reference;  // file name inside the workspace
+  // Formats whose kernel file carries setup() (seed, fmh66): the baseline kernel, stored at init as the
+  // problem whose setup() makes every candidate's inputs (problem.py); guarded like the reference.
+  std::optional<std::string> problem;
   std::string wiki_path;
   std::string wiki_fingerprint;
   bool wiki_embedded = false;

@@ -91,6 +91,7 @@ void commit_baseline(const fs::path& ws, const core::WorkspaceConfig& cfg, Basel
   std::vector<core::TxnFile> files;
   add_file(files, ws, cfg.kernel_file);
   if (cfg.reference) add_file(files, ws, *cfg.reference);
+  if (cfg.problem) add_file(files, ws, *cfg.problem);
   for (const char* rel : {"benchmark.md", "env_check.md", "specs.json", "roofline.json"}) add_file(files, ws, rel);
   files.push_back({"baseline_report.md", report_md, true});
   files.push_back({"memory/v0.json", core::dump_record(rec), true});

@@ -45,7 +45,7 @@ BenchReport bench_workspace(const std::filesystem::path& ws, const BenchWorkspac
   nlohmann::json work = catalog_work(target.op, target.dtype, target.shapes);
   nlohmann::json ceilings =
       ceilings_for(ws, target.op, target.dtype, target.shapes.empty() ? default_sizes(cfg.shapes) : target.shapes);
-  verify_reference_committed(ws, target.reference);
+  for (const auto& f : reference_files(target)) verify_reference_committed(ws, f);
   BenchReport r = run_bench(target, s, work, ceilings);
   r.utilization = utilization_for(ws, r);
   {

@@ -24,7 +24,7 @@ CheckReport check_workspace(const std::filesystem::path& ws, const CheckWorkspac
               << k_cpu_timeout_scale << "; large shapes take minutes (--shape 64x1000 is quick)\n";
   }
   set_check_timeouts(s, target.device, o.case_timeout_s, o.timeout_s);
-  verify_reference_committed(ws, target.reference);
+  for (const auto& f : reference_files(target)) verify_reference_committed(ws, f);
   CheckReport r = run_check(target, s);
   if (!o.record) r.record_note = "not recorded (--no-record)";
   else if (r.verdict == "UNTRUSTED") r.record_note = "not recorded: this device cannot vouch for the verdict";

@@ -9,6 +9,7 @@
 #include "core/error.hpp"
 #include "core/files.hpp"
 #include "harness/fields.hpp"
+#include "harness/problem.hpp"
 #include "core/gpu_info.hpp"
 #include "roofline/catalog.hpp"
 #include "roofline/run.hpp"
@@ -153,6 +154,7 @@ Target workspace_target(const fs::path& workspace, const core::WorkspaceConfig& 
                   ExitCode::kernel_missing);
     }
   }
+  t.problem = workspace_problem(workspace, cfg);
   t.contract = t.kernel.extension() == ".cu" ? "cuda" : "auto";
   t.contract_spec = contract_spec({opts.contract, opts.dims, {}, {}, {}}, cfg.contract);
   if (t.contract_spec.contains("name")) t.contract = t.contract_spec["name"].get<std::string>();
@@ -197,11 +199,19 @@ nlohmann::json target_request(const Target& t) {
           {"dtype_given", t.dtype_given},
           {"allow_ops", t.allow_ops},
           {"unconfined", t.unconfined}};
+  if (t.problem) req["problem"] = fs::absolute(*t.problem).string();
   if (t.memory_limit_mb) req["memory_limit_mb"] = *t.memory_limit_mb;
   for (const char* key : {"dims", "inputs", "outputs", "sizes"}) {
     if (t.contract_spec.is_object() && t.contract_spec.contains(key)) req[key] = t.contract_spec[key];
   }
   return req;
+}
+
+std::vector<fs::path> reference_files(const Target& t) {
+  std::vector<fs::path> out;
+  if (t.reference) out.push_back(*t.reference);
+  if (t.problem) out.push_back(*t.problem);
+  return out;
 }
 
 std::string shapes_text(const std::vector<std::vector<long long>>& shapes) {

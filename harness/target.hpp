@@ -47,6 +47,7 @@ nlohmann::json contract_spec(const ContractFlags& flags, const nlohmann::json& b
 struct Target {
   std::filesystem::path kernel;
   std::optional<std::filesystem::path> reference;
+  std::optional<std::filesystem::path> problem;  // seed/fmh66: whose setup() makes the inputs (problem.hpp)
   std::string contract = "auto";        // auto, seed, op, cuda
   std::optional<std::string> op, entry;
   std::string dtype = "fp32";           // kgo's name, as in kgo.json
@@ -84,6 +85,10 @@ std::optional<std::string> infer_op(const std::string& kernel_source);
 // when the kernel file is absent.
 Target workspace_target(const std::filesystem::path& workspace, const core::WorkspaceConfig& cfg,
                         const TargetOptions& opts);
+
+// The files that define the problem and are refused when they differ from their committed versions:
+// the reference and the problem file.
+std::vector<std::filesystem::path> reference_files(const Target& t);
 
 // The request fields describing the target (kernel, reference, contract, op, entry, dtype,
 // device, args, shapes).

@@ -70,4 +70,30 @@ TEST(InitTest, MissingKernelLeavesNothing) {
   EXPECT_TRUE(fs::is_empty(dir.path()));
 }
 
+TEST(InitTest, CarriesSetupOnlyForTheSeedAndFmh66Formats) {
+  const std::string seed = "import torch\n\ndef setup(shape=(4,), **kw):\n    pass\n\ndef run_kernel(**kw):\n    pass\n";
+  EXPECT_TRUE(carries_setup(seed, nullptr));
+  EXPECT_FALSE(carries_setup("def triton_softmax(x):\n    pass\n", nullptr));
+  EXPECT_FALSE(carries_setup("class C:\n    def setup(self):\n        pass\n    def run_kernel(self):\n        pass\n",
+                             nullptr));  // methods, not module-level functions
+  EXPECT_FALSE(carries_setup(seed + "class ModelNew:\n    pass\n", nullptr));
+  EXPECT_FALSE(carries_setup(seed, nlohmann::json{{"name", "op"}}));
+  EXPECT_TRUE(carries_setup("def run_kernel(**kw):\n    pass\n", nlohmann::json{{"name", "fmh66"}}));
+}
+
+TEST(InitTest, StoresTheBaselineOfASetupFormatAsTheProblem) {
+  test::TempDir dir;
+  const std::string kernel = "def setup(shape=(4,), **kw):\n    return {}\n\ndef run_kernel(**kw):\n    pass\n";
+  test::write(dir / "k.py", kernel);
+  InitRequest req;
+  req.name = "seed";
+  req.kernel = dir / "k.py";
+  req.dir = dir.path();
+  InitResult r = init_workspace(req, h100());
+  ASSERT_EQ(r.config.problem, std::optional<std::string>(k_problem_file));
+  EXPECT_EQ(test::read(r.workspace / k_problem_file), problem_file_text(kernel));
+  EXPECT_TRUE(GitRepo::open(r.workspace).read_at("HEAD", k_problem_file).has_value());
+  EXPECT_EQ(load_config(r.workspace).problem, r.config.problem);
+}
+
 }  // namespace kgo::core

@@ -14,7 +14,7 @@ SCHEMA_DIR = pathlib.Path(__file__).resolve().parents[2] / "schemas" / "harness"
 BENCH_DEFAULTS = {"runs": 10, "precision_pct": 0.5, "max_runs": 200, "warmup": 3, "warmup_ms": 25.0, "warmup_credit": True, "graph": "auto", "graph_threshold_us": 20.0,
                   "graph_batch": 20, "rotate": "auto", "flush_l2": True, "baselines": ["eager", "compile"],
                   "check_outputs": True}
-DEFAULTS = {"protocol": PROTOCOL, "reference": None, "contract": "auto", "op": None, "entry": None,
+DEFAULTS = {"protocol": PROTOCOL, "reference": None, "problem": None, "contract": "auto", "op": None, "entry": None,
             "dtype": "float32", "shapes": [], "edge_shapes": True, "trials": 3, "seed": None,
             "device": "cuda", "args": {}, "atol": None, "rtol": None, "max_rel_err": None,
             "determinism": "bitwise", "delegation": True, "case_timeout_s": 30.0, "total_timeout_s": None,
@@ -93,6 +93,11 @@ def normalize(request, command=None):
             if not ref.is_file():
                 raise RequestError(f"reference file {ref} does not exist; pass ref.py or null")
             req["reference"] = str(ref.resolve())
+        if req.get("problem"):
+            prob = pathlib.Path(req["problem"]).expanduser()
+            if not prob.is_file():
+                raise RequestError(f"problem file {prob} does not exist; pass the workspace's problem.py or null")
+            req["problem"] = str(prob.resolve())
     if req["seed"] is None:
         # Drawn per request: a kernel that knew the inputs' seeds could prepare their answers before it is observed.
         import secrets

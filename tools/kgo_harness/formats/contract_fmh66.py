@@ -1,6 +1,8 @@
 """fmh66 (kernel-opt-skill) seed files as published: `setup(N=..., D=..., seed=..., dtype=torch.float32)` with
 named dims and a torch dtype, `run_kernel(**inputs)`, and ref.py's `reference(**kw)` receiving the output
-buffers flattened (as fmh66's checker passes them). A case shape is the dims' values in setup's order."""
+buffers flattened (as fmh66's checker passes them). A case shape is the dims' values in setup's order. The
+setup() that makes the inputs, and whose signature gives the dims, is the problem file's (problem_file.py), run
+in the judge; the kernel file's is used only where a request names no problem file."""
 import inspect
 
 import torch
@@ -18,9 +20,11 @@ def detect(kernel_text, ref_path, ref_text):
 
 
 def load(problem):
-    """Kernel role: the kernel file (setup makes the inputs, run_kernel runs); reference role: ref.py only,
-    with the dims the kernel's process read from setup's signature."""
-    problem.inputs_from = "kernel"
+    """Reference role (the judge): ref.py, and the problem file's setup() (request `problem`), whose signature
+    gives the dims and which makes every case's inputs; kernel role: the kernel file's run_kernel, fed the
+    inputs the judge ships. Without a problem file the kernel file's own setup() makes the inputs in the
+    kernel's process and its dims reach the judge as a kernel fact."""
+    problem.inputs_from = "judge" if problem.req.get("problem") else "kernel"
     problem.dims_owner = "setup()"
     if problem.role != "kernel":
         if not problem.req.get("reference"):
@@ -29,21 +33,32 @@ def load(problem):
         if not callable(getattr(problem.ref_module, "reference", None)):
             raise C.LoadError("ref.py defines no reference(**kw) function", culprit="reference")
         problem.ref_fn = problem.ref_module.reference
-        problem.dim_names, problem.dim_defaults = problem.kernel_info["dims"]
-        if problem.kernel_info.get("dtype"):
-            problem.dtype = C.torch_dtype(problem.kernel_info["dtype"])
+        problem.load_problem_setup()
+        if problem.setup_fn is not None:
+            _dims(problem, problem.setup_fn)
+        else:
+            problem.dim_names, problem.dim_defaults = problem.kernel_info["dims"]
+            if problem.kernel_info.get("dtype"):
+                problem.dtype = C.torch_dtype(problem.kernel_info["dtype"])
         return
     problem.module = C.import_file(problem.kernel_path, problem.sha)
-    for name in ("setup", "run_kernel"):
+    needs = ("run_kernel",) if problem.inputs_from == "judge" else ("setup", "run_kernel")
+    for name in needs:
         if not callable(getattr(problem.module, name, None)):
             raise C.LoadError(f"{problem.kernel_path.name} lacks {name}() required by the fmh66 contract")
     if not problem.req.get("reference"):
         raise C.LoadError("the fmh66 contract needs ref.py with reference(**kw); pass --reference ref.py")
-    sig = inspect.signature(problem.module.setup)
+    if problem.inputs_from == "kernel":
+        _dims(problem, problem.module.setup)
+
+
+def _dims(problem, setup):
+    """The named dims: setup's parameters with integer defaults other than seed/dtype/device; other defaults
+    (eps=1e-5, causal=True, a name) are setup's own settings, kept unless --arg sets them; its dtype default is
+    used where no --dtype was given."""
+    sig = inspect.signature(setup)
     params = [p for p in sig.parameters.values()
               if p.name not in NOT_DIMS and p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)]
-    # Integer defaults are the dims (the shape); other defaults (eps=1e-5, causal=True, a name) are setup's own
-    # settings, kept unless --arg sets them.
     dims = [p for p in params if type(p.default) is int]
     no_default = [p.name for p in params if p.default is inspect.Parameter.empty and p.name not in problem.args]
     if no_default:
@@ -73,7 +88,7 @@ def edge_shapes(problem, shapes):
 
 
 def case(problem, shape, seed, trial):
-    return Fmh66Case(problem, shape, seed)
+    return Fmh66Case(problem, shape, seed, trial)
 
 
 def shipped_case(problem, shape, inputs, output_names):
@@ -81,29 +96,20 @@ def shipped_case(problem, shape, inputs, output_names):
 
 
 class Fmh66Case(C.SeedCase):
-    def __init__(self, problem, shape, seed):
-        self.p = problem
-        self.shape = list(shape)
-        dims = formats.dims_for(problem, shape)
+    def make(self, seed):
+        """setup(**dims, seed=, dtype=[, device=]): the problem file's in the judge, the kernel file's otherwise."""
+        problem = self.p
         kw = dict(problem.args)
-        kw.update(dims, seed=seed, dtype=problem.dtype)
+        kw.update(formats.dims_for(problem, self.shape), seed=seed, dtype=problem.dtype)
         if problem.setup_takes_device:
             kw["device"] = problem.device
+        fn = problem.setup_fn if problem.inputs_from == "judge" else problem.module.setup
         try:
             with formats.on_device(problem.device):
-                made = problem.module.setup(**kw)
+                return fn(**kw)
         except Exception as e:
             called = ", ".join(f"{k}={v}" for k, v in kw.items())
             raise C.LoadError(f"setup({called}) raised {type(e).__name__}: {e}", culprit="setup") from e
-        if not isinstance(made, dict) or "inputs" not in made or "outputs" not in made:
-            raise C.LoadError('setup() must return {"inputs": {...}, "outputs": [names]}', culprit="setup")
-        self.inputs = made["inputs"]
-        self.output_names = list(made["outputs"])
-        missing = [n for n in self.output_names if not isinstance(self.inputs.get(n), torch.Tensor)]
-        if missing:
-            raise C.LoadError(f"setup() lists outputs {missing} that are not tensors in its inputs dict",
-                              culprit="setup")
-        self._ref = None
 
     def run(self):
         with formats.on_device(self.p.device):

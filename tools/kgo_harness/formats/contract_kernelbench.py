@@ -11,7 +11,7 @@ import re
 import torch
 
 from kgo_harness.formats import contracts as C
-from kgo_harness.formats import formats, ops
+from kgo_harness.formats import formats, ops, stress
 from kgo_harness.formats.kernelbench_catalog import catalog_call, module_misfit, op_shape
 
 WEIGHT_SEED = 42
@@ -179,10 +179,9 @@ class KernelBenchCase(C.ArgsCase):
         self.args = [_cast(a, problem.dtype, problem.device) for a in raw]
         if problem.catalog.get("op"):
             self._map(problem.catalog)
-        self.scaled = trial >= 2
+        self.scaled = stress.scaled(trial)
         if self.scaled:
-            self.args = [a * 4 if isinstance(a, torch.Tensor) and a.dtype.is_floating_point else a
-                         for a in self.args]
+            self.args = stress.scale(self.args)
 
     def _map(self, found):
         """Records this case's catalog shape, or turns the mapping custom when the module's settings misfit."""
@@ -218,8 +217,7 @@ class KernelBenchCase(C.ArgsCase):
             ref = self._reference()
             if self.scaled and not all(torch.isfinite(r).all() for r in ref if isinstance(r, torch.Tensor)):
                 # The problem's domain does not allow scaled inputs: keep get_inputs()'s own values.
-                self.args = [a / 4 if isinstance(a, torch.Tensor) and a.dtype.is_floating_point else a
-                             for a in self.args]
+                self.args = stress.unscale(self.args)
                 self.scaled = False
                 ref = self._reference()
             self._ref = ref

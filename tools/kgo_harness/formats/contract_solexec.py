@@ -10,7 +10,7 @@ import types
 import torch
 
 from kgo_harness.formats import contracts as C
-from kgo_harness.formats import formats, ops
+from kgo_harness.formats import formats, ops, stress
 
 
 def solution_document(text):
@@ -295,6 +295,18 @@ class SolCase:
             self.outputs.append(torch.empty(sh, dtype=_dtype(spec.get("dtype", "float32")), device=problem.device))
         self.output_names = list(d["outputs"])
         self._ref = None
+        # Later trials stress the random inputs (stress.py); custom and scalar inputs keep the problem's domain.
+        drawn = {n: a for n, a in zip(d["inputs"], self.args) if n not in made and d["inputs"][n].get("shape")}
+        stressed, self.stress = stress.named(drawn, (), trial, seed)
+        self.plain, self.trial = None, trial
+        if stressed is not None:
+            self.plain = list(self.args)
+            self.args = [stressed.get(n, a) for n, a in zip(d["inputs"], self.args)]
+
+    def _unstress(self, why):
+        self.p.notes.append(f"shape {self.shape} trial {self.trial}: {why} on stressed inputs ({self.stress}); "
+                            "the case uses the workload's own inputs")
+        self.args, self.plain, self.stress = self.plain, None, None
 
     def provided_extra(self):
         return {"outputs": [[list(t.shape), str(t.dtype).replace("torch.", "")] for t in self.outputs]}
@@ -317,14 +329,18 @@ class SolCase:
 
     def reference64(self):
         if self._ref is None:
-            run = self.p.ref_module.run
-            try:
-                self._ref = C.as_list(run(*[C.upcast(a) for a in self.args]), self.output_names)
-            except (RuntimeError, TypeError, NotImplementedError):
-                self.p.reference_dtype = "input dtypes"
-                self._ref = C.as_list(run(*[a.clone() if isinstance(a, torch.Tensor) else a for a in self.args]),
-                                      self.output_names)
+            dtype = next((t.dtype for t in self.outputs if t.dtype.is_floating_point), torch.float32)
+            self._ref = stress.settled_reference(self._reference, dtype, self.plain is not None, self._unstress)
         return self._ref
+
+    def _reference(self):
+        run = self.p.ref_module.run
+        try:
+            return C.as_list(run(*[C.upcast(a) for a in self.args]), self.output_names)
+        except (RuntimeError, TypeError, NotImplementedError):
+            self.p.reference_dtype = "input dtypes"
+            return C.as_list(run(*[a.clone() if isinstance(a, torch.Tensor) else a for a in self.args]),
+                             self.output_names)
 
     def expected_dtypes(self):
         return [t.dtype for t in self.outputs]

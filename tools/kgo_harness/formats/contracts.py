@@ -4,12 +4,14 @@ import hashlib
 import importlib.util
 import inspect
 import math
+import os
 import pathlib
 import sys
 
 import torch
 
 from kgo_harness.formats import cpu_honesty, cuda_contract, interpret, ops
+from kgo_harness.formats import problem_file, stress
 from kgo_harness.protocol import parse_value
 
 
@@ -111,6 +113,14 @@ def as_list(value, names=None):
     return [value]
 
 
+def problem_setup(path, sha):
+    """The problem file's setup() (problem_file.py); a file that cannot give one is the setup's fault."""
+    try:
+        return problem_file.setup_of(path, sha)
+    except problem_file.ProblemFileError as e:
+        raise LoadError(str(e), culprit="setup") from e
+
+
 def tolerance_overrides(module):
     """ATOL/RTOL/MAX_REL_ERR set at ref.py's module level (upper or lower case)."""
     found = {}
@@ -137,6 +147,10 @@ class Problem:
         self.kernel_info = kernel_info or {}
         self.inputs_from = "both"
         self.provided = {}
+        self.notes = []   # the judge's warnings about the inputs (stress fallbacks, who made them)
+        # A per-request secret of the judge mixed into the seeds of the inputs it makes from a problem file: the
+        # kernel's process, which knows the request's seeds, cannot make the same inputs ahead and keep answers.
+        self.salt = int.from_bytes(os.urandom(4), "little") if role == "reference" else 0
         self.device = req["device"]
         self.kernel_path = pathlib.Path(req["kernel"])
         self.sha = sha256_file(self.kernel_path)
@@ -161,7 +175,9 @@ class Problem:
             self.adapter.load(self)  # each adapter loads only its role's side (formats.py)
             return
         if self.contract == "seed":
-            self.inputs_from = "kernel"
+            # The judge makes the inputs with the problem's setup() (problem_file.py); without a problem file
+            # in the request (no workspace), the kernel file's own setup() makes them in its process.
+            self.inputs_from = "judge" if req.get("problem") else "kernel"
         if role == "reference":
             if req.get("reference"):
                 self.ref_module = import_file(req["reference"], sha256_file(req["reference"]))
@@ -187,6 +203,9 @@ class Problem:
             if self.ref_module is None or not callable(getattr(self.ref_module, "reference", None)):
                 raise LoadError("the seed contract needs ref.py with reference(**kw); pass --reference ref.py")
             self.ref_fn = self.ref_module.reference
+            self.load_problem_setup()
+            if self.setup_fn is not None:
+                self._require_shape(self.setup_fn)
         else:
             self._parse_solve()
             self._cuda_reference()
@@ -222,6 +241,16 @@ class Problem:
             if ints and all(n in dims for n in ints):
                 self.declared_shape = [dims[n] for n in ints]
 
+    def load_problem_setup(self):
+        """The judge's setup(): the problem file's (request `problem`), or None where the kernel's process
+        makes the inputs (then a warning says the candidate chose them)."""
+        self.setup_fn = None
+        if self.inputs_from == "judge":
+            self.setup_fn = problem_setup(self.req["problem"], sha256_file(self.req["problem"]))
+        else:
+            self.notes.append("no problem file in the request: the kernel file's own setup() made the inputs "
+                              "(kgo init stores the baseline's as problem.py; judge in a workspace)")
+
     def _ref_function(self):
         ref = getattr(self.ref_module, "reference", None)
         if not callable(ref):
@@ -241,13 +270,15 @@ class Problem:
             return contract
         if self.kernel_path.suffix in (".cu", ".cuh"):
             return "cuda"
-        found = formats.detect(self.kernel_path, self.req.get("reference"))
+        # The problem file (the baseline's setup()) decides the format where there is one: a candidate
+        # without a setup() of its own is still a seed or fmh66 kernel.
+        found = formats.detect(self.req.get("problem") or self.kernel_path, self.req.get("reference"))
         if found:
             return found
         if not self.req.get("reference") and formats.ADAPTERS["opus24"].KERNEL_NAME.match(self.kernel_path.name):
             return "opus24"   # its load names the test file to pass as the reference
         text = self.kernel_path.read_text(errors="replace")
-        if "def setup" in text and "def run_kernel" in text:
+        if "def run_kernel" in text and ("def setup" in text or self.req.get("problem")):
             return "seed"
         return "op"
 
@@ -272,10 +303,18 @@ class Problem:
             self.fn_params = None
 
     def _load_seed(self):
+        if self.inputs_from == "judge":
+            if not callable(getattr(self.module, "run_kernel", None)):
+                raise LoadError(f"{self.kernel_path.name} lacks run_kernel(**kw) required by the seed contract")
+            return
         for name in ("setup", "run_kernel"):
             if not callable(getattr(self.module, name, None)):
                 raise LoadError(f"{self.kernel_path.name} lacks {name}(**kw) required by the seed contract")
-        params = inspect.signature(self.module.setup).parameters
+        self._require_shape(self.module.setup)
+
+    def _require_shape(self, setup):
+        """The seed contract's setup() takes `shape`; one with named dims is fmh66's (the error says how)."""
+        params = inspect.signature(setup).parameters
         if "shape" not in params:
             dims = [n for n in params if n not in ("seed", "dtype", "device") and
                     params[n].kind not in (inspect.Parameter.VAR_KEYWORD, inspect.Parameter.VAR_POSITIONAL)]
@@ -347,7 +386,7 @@ class Problem:
         if self.contract == "op":
             return OpCase(self, shape, gen, trial)
         if self.contract == "seed":
-            return SeedCase(self, shape, seed)
+            return SeedCase(self, shape, seed, trial)
         return CudaCase(self, shape, gen)
 
     def shipped_case(self, shape, inputs, output_names):
@@ -409,7 +448,7 @@ class OpCase(ArgsCase):
         self.p = problem
         self.shape = list(shape)
         self.args = problem.op.make(self.shape, problem.dtype, gen, problem.device, problem.args, trial)
-        self.args = ops.stress(problem.op, self.args, trial, gen)
+        self.args = stress.for_op(problem.op, self.args, trial, gen)
         if problem.fn_params is not None and problem.fn_params < len(self.args):
             # An entry with fewer parameters than the torch op (e.g. add without alpha) gets the leading ones.
             self.args = self.args[:problem.fn_params]
@@ -435,35 +474,113 @@ class OpCase(ArgsCase):
         return self.p.ref_fn, self.args, {}
 
 
+def _encode(v):
+    """A setup() value that is neither a tensor nor a JSON scalar, as JSON (TypeError: not shippable)."""
+    if v is None:
+        return None
+    if isinstance(v, torch.dtype):
+        return {"torch_dtype": str(v).replace("torch.", "")}
+    if isinstance(v, torch.device):
+        return {"torch_device": str(v)}
+    if isinstance(v, (bool, int, float, str)):
+        return v
+    if isinstance(v, (list, tuple)):
+        return {"tuple" if isinstance(v, tuple) else "list": [_encode(x) for x in v]}
+    raise TypeError(type(v).__name__)
+
+
+def _decode(v):
+    if isinstance(v, dict):
+        if "torch_dtype" in v:
+            return getattr(torch, v["torch_dtype"])
+        if "torch_device" in v:
+            return torch.device(v["torch_device"])
+        if "tuple" in v:
+            return tuple(_decode(x) for x in v["tuple"])
+        return [_decode(x) for x in v["list"]]
+    return v
+
+
 class SeedCase:
+    """A case of named inputs made by a problem's setup(): in the judge from the problem file (stressed on later
+    trials, output buffers NaN-filled, shipped to the kernel's process by name), or, without a problem file,
+    in the kernel's process by the kernel file's own setup() (shipped to the judge: `shipped`)."""
+
     @classmethod
     def shipped(cls, problem, shape, inputs, output_names):
         """The judge's copy of a case whose inputs setup() made in the kernel's process."""
         case = cls.__new__(cls)
         case.p, case.shape, case.inputs, case.output_names, case._ref = problem, list(shape), inputs, \
             list(output_names), None
+        case.plain = case.stress = None
         return case
 
-    def __init__(self, problem, shape, seed):
+    def __init__(self, problem, shape, seed, trial=0):
         self.p = problem
         self.shape = list(shape)
-        kw = dict(problem.args)
-        dtype_name = str(problem.dtype).replace("torch.", "")
+        self._ref = None
+        self.plain = self.stress = None
+        if problem.inputs_from == "judge" and problem.role == "kernel":
+            self._from_judge(problem.take_provided(shape, seed, trial))
+            return
+        if problem.inputs_from == "judge":
+            seed = (seed * 1000003 + problem.salt) % (2 ** 31 - 1)
+        self._take(self.make(seed))
+        if problem.inputs_from == "judge":
+            for t in self.output_buffers():
+                poison(t)
+            stressed, self.stress = stress.named(self.inputs, self.output_names, trial, seed,
+                                                 stress.chosen(problem.ref_module))
+            if stressed is not None:
+                self.plain, self.inputs = self.inputs, stressed
+            self.trial = trial
+
+    def make(self, seed):
+        """setup()'s answer for this case: the problem file's in the judge, the kernel file's otherwise."""
+        kw = dict(self.p.args)
+        dtype_name = str(self.p.dtype).replace("torch.", "")
+        fn = self.p.setup_fn if self.p.inputs_from == "judge" else self.p.module.setup
         try:
-            made = problem.module.setup(shape=tuple(shape), dtype=dtype_name, seed=seed, device=problem.device,
-                                        **kw)
+            return fn(shape=tuple(self.shape), dtype=dtype_name, seed=seed, device=self.p.device, **kw)
         except Exception as e:
-            raise LoadError(f"setup(shape={tuple(shape)}, dtype={dtype_name}, seed={seed}, "
-                            f"device={problem.device}) raised {type(e).__name__}: {e}", culprit="setup") from e
+            raise LoadError(f"setup(shape={tuple(self.shape)}, dtype={dtype_name}, seed={seed}, "
+                            f"device={self.p.device}) raised {type(e).__name__}: {e}", culprit="setup") from e
+
+    def _take(self, made):
         if not isinstance(made, dict) or "inputs" not in made or "outputs" not in made:
             raise LoadError('setup() must return {"inputs": {...}, "outputs": [names]}', culprit="setup")
-        self.inputs = made["inputs"]
+        self.inputs = dict(made["inputs"])
         self.output_names = list(made["outputs"])
         missing = [n for n in self.output_names if not isinstance(self.inputs.get(n), torch.Tensor)]
         if missing:
             raise LoadError(f"setup() lists outputs {missing} that are not tensors in its inputs dict",
                             culprit="setup")
-        self._ref = None
+
+    # --- shipping judge-made inputs to the kernel's process (check.provide) ----------------------------
+    def shipped_args(self):
+        """The inputs in order, as check.provide ships them (names in provided_extra)."""
+        return list(self.inputs.values())
+
+    def provided_extra(self):
+        """The names, the outputs and the values that are neither tensors nor JSON scalars, encoded."""
+        values = {}
+        for i, (name, v) in enumerate(self.inputs.items()):
+            if type(v) is torch.Tensor or isinstance(v, (bool, int, float, str)):
+                continue
+            try:
+                values[str(i)] = _encode(v)
+            except TypeError:
+                raise LoadError(f"the problem's setup() returns input '{name}' of type {type(v).__name__}; kgo "
+                                "ships tensors, numbers, strings, None, dtypes, devices and lists of those",
+                                culprit="setup") from None
+        return {"names": list(self.inputs), "outputs": self.output_names, "values": values}
+
+    def _from_judge(self, got):
+        args, extra = list(got["args"]), got["extra"]
+        for i, v in (extra.get("values") or {}).items():
+            args[int(i)] = _decode(v)
+        self.inputs = dict(zip(extra["names"], args))
+        self.output_names = list(extra["outputs"])
 
     def input_tensors(self):
         return {k: v for k, v in self.inputs.items()
@@ -493,16 +610,25 @@ class SeedCase:
 
     def reference64(self):
         if self._ref is None:
-            try:
-                kw = self._ref_kwargs(True)
-                got = as_list(self.p.ref_fn(**kw), self.output_names)
-            except Exception:
-                # A reference that cannot run in float64 runs in the kernel's dtype (reported).
-                self.p.reference_dtype = str(self.p.dtype).replace("torch.", "")
-                kw = self._ref_kwargs(False)
-                got = as_list(self.p.ref_fn(**kw), self.output_names)
-            self._ref = got if got is not None else [kw[n] for n in self.output_names]
+            self._ref = stress.settled_reference(self._reference, self.p.dtype, self.plain is not None,
+                                                 self._unstress)
         return self._ref
+
+    def _unstress(self, why):
+        self.p.notes.append(f"shape {self.shape} trial {self.trial}: {why} on stressed inputs ({self.stress}); "
+                            "the case uses the problem's own inputs")
+        self.inputs, self.plain, self.stress = self.plain, None, None
+
+    def _reference(self):
+        try:
+            kw = self._ref_kwargs(True)
+            got = as_list(self.p.ref_fn(**kw), self.output_names)
+        except Exception:
+            # A reference that cannot run in float64 runs in the kernel's dtype (reported).
+            self.p.reference_dtype = str(self.p.dtype).replace("torch.", "")
+            kw = self._ref_kwargs(False)
+            got = as_list(self.p.ref_fn(**kw), self.output_names)
+        return got if got is not None else [kw[n] for n in self.output_names]
 
     def expected_dtypes(self):
         return [t.dtype for t in self.output_buffers()]

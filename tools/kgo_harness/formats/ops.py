@@ -9,6 +9,9 @@ from typing import Callable
 import torch
 import torch.nn.functional as F
 
+# The stress policy (later trials beyond N(0,1)) lives in stress.py; these names are its op table.
+from kgo_harness.formats.stress import BY_OP as STRESS, TEXT as STRESS_TEXT, for_op as stress  # noqa: F401
+
 
 @dataclass
 class Op:
@@ -266,50 +269,3 @@ def edge_shapes(rank):
     return [[1] * rank, [17] * rank, [3] * (rank - 1) + [4097]]
 
 
-def _uniform(x, gen, lo, hi):
-    u = torch.rand(x.shape, generator=gen, device=x.device, dtype=torch.float32)
-    return (u * (hi - lo) + lo).to(x.dtype)
-
-
-def _exp_overflow(x, gen, trial):
-    if trial % 3 == 1:   # beyond exp's float32 range (88.7): only a max-subtracting kernel survives
-        return (x.float() * 30.0 + 40.0).to(x.dtype)
-    masked = x.clone()   # trial 2: -inf entries (never a whole row: the first column stays finite)
-    drop = torch.rand(x.shape, generator=gen, device=x.device) < 0.1
-    drop[..., 0] = False
-    return masked.masked_fill(drop, float("-inf"))
-
-
-def _magnitudes(x, gen, trial):
-    if trial % 3 == 1:
-        return _uniform(x, gen, -100.0, 100.0)
-    scale = torch.pow(10.0, _uniform(x, gen, -3.0, 3.0).float())   # trial 2: mixed scales and signs
-    return (x.float() * scale).to(x.dtype)
-
-
-def _row_scales(x, gen, trial):
-    rows = list(x.shape[:-1]) + [1]
-    scale = torch.pow(10.0, torch.rand(rows, generator=gen, device=x.device) * 4.0 - 2.0)
-    offset = 3.0 if trial % 3 == 1 else -1.0
-    return (x.float() * scale + offset * scale).to(x.dtype)
-
-
-# How later trials draw the first input beyond N(0,1) (trial 0 stays N(0,1)); ops not named keep N(0,1).
-STRESS = {"softmax": _exp_overflow, "log_softmax": _exp_overflow, "gelu": _magnitudes, "relu": _magnitudes,
-          "silu": _magnitudes, "add": _magnitudes, "mul": _magnitudes, "layer_norm": _row_scales,
-          "rms_norm": _row_scales, "l2_norm": _row_scales, "l1_norm": _row_scales}
-for _name in ("gelu_tanh", "leaky_relu", "sigmoid", "tanh", "elu", "selu", "hardsigmoid", "hardtanh", "softplus",
-              "softsign", "max", "min", "argmax", "argmin"):
-    STRESS[_name] = _magnitudes
-STRESS_TEXT = {_exp_overflow: "trial 1: 30 N(0,1) + 40 (past exp overflow); trial 2: 10% -inf entries",
-               _magnitudes: "trial 1: U(-100, 100); trial 2: N(0,1) x 10^U(-3,3)",
-               _row_scales: "trials 1, 2: rows scaled by 10^U(-2,2) with an offset"}
-
-
-def stress(op, args, trial, gen):
-    """`args` with the first input redrawn for `trial` (see STRESS); float inputs only."""
-    fn = STRESS.get(op.name)
-    if fn is None or trial % 3 == 0 or not args or not isinstance(args[0], torch.Tensor) \
-            or not args[0].dtype.is_floating_point or args[0].numel() == 0:
-        return args
-    return [fn(args[0], gen, trial)] + list(args[1:])

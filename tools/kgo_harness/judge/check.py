@@ -109,8 +109,9 @@ def outputs_of(kp, message, device):
 
 def judge_case(problem, kp, shape, seed, trial, key, ahead=None):
     """The judge's copy of a case (Problem.inputs_from): regenerated from the seed (op and CUDA contracts: the
-    same bytes the kernel's process makes), built from the inputs the kernel file's code made there (seed,
-    fmh66, tritonbench), or made here by the reference's code and shipped there (kernelbench, sol-execbench)."""
+    same bytes the kernel's process makes), built from the inputs the kernel file's code made there
+    (tritonbench; seed and fmh66 only where the request names no problem file), or made here by the problem's
+    code and shipped there (seed and fmh66: the problem file's setup(); kernelbench, sol-execbench)."""
     if problem.inputs_from == "judge":
         case = (ahead.take(key) if ahead else None) or problem.case(shape, seed, trial)
         provide(problem, kp, case, shape, seed, trial)
@@ -177,7 +178,7 @@ def provide(problem, kp, case, shape, seed, trial):
     else as bytes. The reference runs first: it may settle the inputs (a problem whose domain refuses scaled
     inputs keeps its own)."""
     reference_of(case)
-    args = list(case.args)
+    args = list(case.shipped_args() if hasattr(case, "shipped_args") else case.args)
     tensors = [(f"arg{i}", a) for i, a in enumerate(args) if type(a) is torch.Tensor]
     fields = dict(shape=list(shape), seed=seed, trial=trial, count=len(args),
                   scalars={str(i): a for i, a in enumerate(args) if isinstance(a, (bool, int, float, str))},
@@ -621,7 +622,7 @@ def finish(cases, tol, deleg, problem):
     warnings = [f"shape {c['shape']}: {c['message']}" for c in cases
                 if c["status"] == "SKIPPED" and c.get("culprit")]
     warnings += [n for n in problem.kernel_info.get("cpu_notes") or [] if n not in warnings]  # the kernel's process
-    warnings += getattr(problem, "notes", [])   # the judge's: shapes a problem without dims set aside
+    warnings += [n for n in getattr(problem, "notes", []) if n not in warnings]   # how the judge made the inputs
     if warnings:
         out["warnings"] = warnings
     return cpu_honesty.judge_trust(out, problem)

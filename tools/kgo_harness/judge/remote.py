@@ -293,10 +293,12 @@ def _imported_names(text):
 
 
 def sources(req, extra=()):
-    """[{path, sha256}] of the kernel, ref.py and the kernel's local imports: what a stamp covers."""
+    """[{path, sha256}] of the kernel, ref.py, the problem file and the kernel's local imports: what a stamp
+    covers."""
     files = set(local_imports(req["kernel"])) | {str(pathlib.Path(req["kernel"]).resolve())} | set(extra)
-    if req.get("reference"):
-        files.add(str(pathlib.Path(req["reference"]).resolve()))
+    for key in ("reference", "problem"):
+        if req.get(key):
+            files.add(str(pathlib.Path(req[key]).resolve()))
     out = []
     for f in sorted(files):
         try:

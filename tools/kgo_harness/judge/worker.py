@@ -143,10 +143,9 @@ class Crash(Exception):
 
 def handle(req, emit):
     import torch
-    from kgo_harness.judge import bench, check, remote
-    from kgo_harness.judge import envinfo
+    from kgo_harness.judge import bench, check, envinfo, remote
     from kgo_harness.formats import ops
-    from kgo_harness.formats.contracts import LoadError, Problem, import_file
+    from kgo_harness.formats.contracts import LoadError, Problem, import_file, problem_setup
 
     started = time.perf_counter()
     cmd = req["command"]
@@ -186,6 +185,8 @@ def handle(req, emit):
         # imported before the kernel's code runs anywhere; a definition.json (sol-execbench) is read by its adapter
         if req.get("reference") and req["reference"].endswith(".py"):
             import_file(req["reference"], next(s["sha256"] for s in srcs if s["path"] == req["reference"]))
+        if req.get("problem"):   # the problem's setup() (seed, fmh66), read before the kernel's code runs
+            problem_setup(req["problem"], next(s["sha256"] for s in srcs if s["path"] == req["problem"]))
         info = kp.call("load", request=req)  # the kernel role never imports ref.py
         problem = Problem(req, "reference", info)
         if info.get("reference_in_kernel_file"):

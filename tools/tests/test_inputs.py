@@ -1,0 +1,176 @@
+"""Issue 29, item 3: the problem defines the inputs, never the candidate. For the seed and fmh66 formats the
+judge makes every case's inputs with the problem file's setup() (the baseline kgo init stored; request
+`problem`), stresses later trials, and ships them to the kernel's process by name. Each attack below PASSES
+when the kernel file's own setup() makes the inputs (no problem file: the behaviour before the defence) or
+on the plain trial only (no stress), and FAILS with the defence."""
+import pathlib
+import sys
+
+import pytest
+
+from conftest import KERNELS, ROOT, kernel
+
+FMH66 = ROOT / "examples" / "formats" / "fmh66"
+QUICK = dict(device="cpu", edge_shapes=False, delegation=False, determinism="off")
+
+
+def seed_add(harness, name, problem=True, **kw):
+    req = dict(QUICK, kernel=kernel(name), reference=kernel("seed_ref.py"), shapes=[[16, 64]], trials=1)
+    if problem:
+        req["problem"] = kernel("seed_add.py")
+    req.update(kw)
+    return harness(**req)
+
+
+@pytest.mark.parametrize("name", ["hack_setup_answer.py", "hack_setup_rows8.py", "hack_setup_rank1.py"])
+def test_a_candidates_own_setup_no_longer_makes_its_inputs(harness, name):
+    without = seed_add(harness, name, problem=False)
+    assert without["verdict"] == "PASS", f"the attack should pass without the defence: {without['message']}"
+    assert any("own setup()" in w for w in without.get("warnings", [])), "the fallback says who made the inputs"
+    res = seed_add(harness, name)
+    assert res["verdict"] == "FAIL", res["message"]
+    assert res["contract"] == "seed"
+    assert any(s["path"] == kernel("seed_add.py") for s in res["sources"]), "the problem file is stamped"
+
+
+def test_honest_seed_kernel_passes_on_judge_made_stressed_inputs(harness):
+    res = seed_add(harness, "seed_add.py", trials=4, edge_shapes=True, delegation=True, determinism="bitwise")
+    assert res["verdict"] == "PASS", res["message"]
+    assert len({c["trial"] for c in res["cases"]}) == 4
+    assert not res.get("warnings"), "add's reference stays finite on every stress"
+
+
+def test_softmax_without_max_subtraction_fails_on_stressed_trials(harness):
+    req = dict(QUICK, kernel=kernel("hack_softmax_nomax.py"), reference=kernel("seed_softmax_ref.py"),
+               problem=kernel("seed_softmax.py"), shapes=[[8, 128]])
+    plain = harness(**req, trials=1)
+    assert plain["verdict"] == "PASS", f"right on N(0,1): {plain['message']}"
+    res = harness(**req, trials=3)
+    assert res["verdict"] == "FAIL", res["message"]
+    bad = [c for c in res["cases"] if c["status"] == "FAIL"]
+    assert bad and all(c["trial"] != 0 for c in bad)
+    honest = harness(**{**req, "kernel": kernel("seed_softmax.py")}, trials=3)
+    assert honest["verdict"] == "PASS", honest["message"]
+
+
+def test_fmh66_setup_answer_is_caught(harness):
+    req = dict(QUICK, kernel=kernel("fmh66_hack_answer.py"), reference=str(FMH66 / "ref.py"), trials=1,
+               dims={"R": 8, "H": 64})
+    without = harness(**req)
+    assert without["verdict"] == "PASS", f"the attack should pass without the defence: {without['message']}"
+    res = harness(**req, problem=str(FMH66 / "kernel.py"))
+    assert res["verdict"] == "FAIL", res["message"]
+    assert res["contract"] == "fmh66"
+
+
+def test_fmh66_softmax_without_max_subtraction_fails(harness):
+    req = dict(QUICK, kernel=kernel("fmh66_hack_nomax.py"), reference=kernel("fmh66_softmax_ref.py"),
+               problem=kernel("fmh66_softmax.py"), dims={"R": 4, "H": 64})
+    assert harness(**req, trials=1)["verdict"] == "PASS"
+    res = harness(**req, trials=3)
+    assert res["verdict"] == "FAIL", res["message"]
+    honest = harness(**{**req, "kernel": kernel("fmh66_softmax.py")}, trials=3)
+    assert honest["verdict"] == "PASS", honest["message"]
+
+
+def test_honest_fmh66_example_passes_with_its_problem_file(harness):
+    res = harness(device="cpu", kernel=str(FMH66 / "kernel.py"), reference=str(FMH66 / "ref.py"),
+                  problem=str(FMH66 / "kernel.py"), dims={"R": 8, "H": 64}, trials=3)
+    assert res["verdict"] == "PASS", res["message"]
+    assert res["contract"] == "fmh66"
+
+
+EXP_PROBLEM = '''
+import torch
+
+def setup(shape=(8, 8), dtype="float32", seed=0, device="cpu", **kw):
+    torch.manual_seed(seed)
+    x = torch.randn(shape, device=device, dtype=getattr(torch, dtype))
+    return {"inputs": {"x": x, "out": torch.empty_like(x)}, "outputs": ["out"]}
+
+def run_kernel(x, out, **kw):
+    torch.exp(x, out=out)
+'''
+
+
+def test_a_stress_outside_the_problems_domain_falls_back_with_a_warning(harness, tmp_path):
+    """exp(30 x + 40) and exp(x * 10^3) are beyond float32's range: those trials keep setup()'s own values and
+    say so."""
+    (tmp_path / "problem.py").write_text(EXP_PROBLEM)
+    (tmp_path / "kernel.py").write_text(EXP_PROBLEM)
+    (tmp_path / "ref.py").write_text("import torch\n\ndef reference(x, out, **kw):\n    out.copy_(torch.exp(x))\n")
+    res = harness(**QUICK, kernel=str(tmp_path / "kernel.py"), reference=str(tmp_path / "ref.py"),
+                  problem=str(tmp_path / "problem.py"), shapes=[[8, 8]], trials=3)
+    assert res["verdict"] == "PASS", res["message"]
+    notes = [w for w in res.get("warnings", []) if "stressed inputs" in w]
+    assert [("trial 1" in n, "trial 2" in n) for n in notes] == [(True, False), (False, True)], notes
+    assert all("not finite in float32" in n for n in notes)
+
+
+def test_ref_py_can_narrow_the_stress(harness, tmp_path):
+    (tmp_path / "ref.py").write_text("STRESS = False\n\ndef reference(x, out, **kw):\n    out.copy_(x.softmax(-1))\n")
+    res = harness(**QUICK, kernel=kernel("hack_softmax_nomax.py"), reference=str(tmp_path / "ref.py"),
+                  problem=kernel("seed_softmax.py"), shapes=[[8, 128]], trials=3)
+    assert res["verdict"] == "PASS", "STRESS = False keeps every trial plain"
+
+
+def test_bench_times_fresh_judge_made_input_sets(harness):
+    """Timed calls on the seed contract rotate through input sets the judge made from distinct seeds: a kernel
+    whose own setup() ignored the seed (every set the same) and that replays a memo fails the timed-output
+    check once the judge makes the sets."""
+    req = dict(device="cpu", kernel=kernel("hack_setup_fixed_seed.py"), reference=kernel("seed_ref.py"),
+               shapes=[[16, 64]], command="bench", bench={"runs": 3, "baselines": [], "rotate": 2, "warmup": 1})
+    without = harness(**req)
+    assert without["verdict"] == "PASS", f"the attack should pass without the defence: {without['message']}"
+    res = harness(**req, problem=kernel("seed_add.py"))
+    assert res["verdict"] == "FAIL" and res["sizes"][0]["outputs_checked"] is False, res["message"]
+    honest = harness(**{**req, "kernel": kernel("seed_add.py")}, problem=kernel("seed_add.py"))
+    assert honest["verdict"] == "PASS", honest["message"]
+    assert honest["sizes"][0]["rotate"] == 2 and honest["sizes"][0]["outputs_checked"] is True
+
+
+def test_fixed_seed_memo_is_caught_by_check(harness):
+    without = seed_add(harness, "hack_setup_fixed_seed.py", problem=False, trials=2)
+    assert without["verdict"] == "PASS", without["message"]
+    assert seed_add(harness, "hack_setup_fixed_seed.py", trials=2)["verdict"] == "FAIL"
+
+
+def test_problem_file_runs_only_what_setup_needs():
+    sys.path.insert(0, str(ROOT / "tools"))
+    from kgo_harness.formats import problem_file
+    source = (KERNELS / "seed_add.py").read_text()
+    code = problem_file.needed(source)
+    names = set(code.co_names)
+    assert "setup" in names and "torch" in names
+    assert not {"triton", "tl", "_kernel", "run_kernel"} & names, names
+    helper = "import os\nimport math\nK = 3\ndef _make(n):\n    return math.sqrt(n) * K\n" \
+             "def setup(n=4):\n    return _make(n)\ndef run_kernel():\n    os.system('x')\n"
+    scope = {}
+    exec(problem_file.needed(helper), scope)
+    assert scope["setup"]() == 6.0 and "os" not in scope and "run_kernel" not in scope
+    with pytest.raises(LookupError):
+        problem_file.needed("def run_kernel():\n    pass\n")
+
+
+def test_answers_kept_for_kgos_seeds_do_not_match_the_judges_inputs(harness):
+    """The kernel replays setup() and the stress for the request's seeds at import: the judge's secret in the
+    seeds makes every case's inputs new to it."""
+    res = seed_add(harness, "hack_seed_precompute.py", trials=3)
+    assert res["verdict"] == "FAIL", res["message"]
+    assert all(c["status"] == "FAIL" for c in res["cases"]), [c["status"] for c in res["cases"]]
+
+
+def test_every_op_has_a_stress_or_a_stated_reason_to_keep_its_plain_inputs():
+    sys.path.insert(0, str(ROOT / "tools"))
+    from kgo_harness.formats import ops
+    from kgo_harness.formats import stress
+    undecided = [op.name for op in ops.OPS if (op.name in stress.BY_OP) == (op.name in stress.PLAIN)]
+    assert not undecided, f"give these ops a stress (stress.BY_OP) or a reason (stress.PLAIN): {undecided}"
+
+
+def test_a_problem_file_without_setup_names_the_fix(harness, tmp_path):
+    (tmp_path / "problem.py").write_text("def run_kernel(**kw):\n    pass\n")
+    res = harness(**QUICK, kernel=kernel("seed_add.py"), reference=kernel("seed_ref.py"),
+                  problem=str(tmp_path / "problem.py"), contract="seed", shapes=[[16, 64]], trials=1)
+    assert res["verdict"] == "FAIL" and res["culprit"] == "setup", res
+    assert "problem.py cannot give setup()" in res["message"] and "git checkout" in res["message"]
