@@ -71,15 +71,15 @@ def test_workspace_without_the_cell_is_written(tmp_path):
 
 
 def _planted():
-    return [pathlib.Path(p) / "kgo_cell_attack.pth" for p in sys.path
-            if p and (pathlib.Path(p) / "kgo_cell_attack.pth").exists()]
+    return sorted({pathlib.Path(p).resolve() / "kgo_cell_attack.pth" for p in sys.path
+                   if p and (pathlib.Path(p) / "kgo_cell_attack.pth").exists()})
 
 
 @pytest.fixture
 def pth_cleanup():
     yield
     for p in _planted():
-        p.unlink()
+        p.unlink(missing_ok=True)
 
 
 def test_no_pth_can_be_planted(tmp_path, pth_cleanup):
