@@ -103,7 +103,12 @@ bool looks_like_product(std::string_view cell) {
   static const std::regex re(R"(^([A-Z]{1,4})([0-9]{1,4})[A-Za-z]{0,3}( [A-Za-z0-9]+){0,3}$)");
   size_t caps = 0;  // the pattern's start, checked before the (slow) regex: 1-4 capitals, a digit
   while (caps < s.size() && caps < 5 && s[caps] >= 'A' && s[caps] <= 'Z') ++caps;
-  if (caps == 0 || caps > 4 || caps >= s.size() || s[caps] < '0' || s[caps] > '9') return false;
+  if (caps == 0 || caps > 4 || caps >= s.size() || s[caps] < '0' || s[caps] > '9') {
+    // A series or brand before the number: "RTX 4090", "GeForce RTX 4090", "RTX PRO 6000 Blackwell".
+    auto n = read_product_name(s);
+    return n && n->model.find(' ') != std::string::npos && n->editions.size() <= 2 &&
+           std::count(s.begin(), s.end(), ' ') <= 6;
+  }
   std::smatch m;
   if (!std::regex_match(s, m, re)) return false;
   std::string letters = m[1].str();

@@ -95,14 +95,27 @@ ProseFigures prose_figures(std::string_view sentence) {
     }
     size_t end = std::min({s.find_first_of(";(", at[k]), s.find(", ", at[k]), stop});
     std::string value = trim(std::string_view(s).substr(start, end - start));
-    from = end;
     auto pv = parse_value(value);
-    // "70B model", "2.4x", "76%": no hardware figure (a bare "B" glued to a number counts weights)
-    if (!pv || pv->unit.empty() || !known_unit(pv->unit) || pv->unit == "B") continue;
+    // "70B model", "2.4x", "76%": no hardware figure (a bare "B" glued to a number counts weights);
+    // its words stay with the next figure.
+    if (!pv || pv->unit.empty() || pv->unit == "B") continue;
     size_t unit_end = value.find(pv->unit, value.find(pv->number_text) + pv->number_text.size());
     std::string after = unit_end == std::string::npos ? "" : trim(value.substr(unit_end + pv->unit.size()));
-    std::string label = trim(trim(std::string_view(s).substr(prev, start - prev)) + " " + after);
+    if (!known_unit(pv->unit)) {  // "304 CUs", "128 SMs": a count whose noun names the metric
+      auto noun = metrics_from_text(pv->unit);
+      if (noun.size() != 1 || metric_dimension(noun[0]) != "count") continue;
+      after = pv->unit + " " + after;
+      value = pv->number_text;
+    }
+    from = end;
+    std::string label = trim(trim(std::string_view(s).substr(prev, start > prev ? start - prev : 0)) + " " + after);
     auto named = metrics_from_text(label);
+    // "B200's 8 TB/s HBM3e": a memory named beside a rate is that memory's bandwidth.
+    auto q = normalize(pv->value, pv->unit);
+    if (q && q->dimension == "bytes_per_s" && named.size() == 1 && named[0] == "memory_capacity") {
+      label += " bandwidth";
+      named = metrics_from_text(label);
+    }
     if (named.empty()) {  // a hardware figure of no metric: what the sentence's others are is unsure
       out.figures.clear();
       out.refused = "'" + value + "' has no words of its own naming what it measures";
