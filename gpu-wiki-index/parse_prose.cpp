@@ -101,9 +101,10 @@ ProseFigures prose_figures(std::string_view sentence) {
     if (!pv || pv->unit.empty() || pv->unit == "B") continue;
     size_t unit_end = value.find(pv->unit, value.find(pv->number_text) + pv->number_text.size());
     std::string after = unit_end == std::string::npos ? "" : trim(value.substr(unit_end + pv->unit.size()));
-    if (!known_unit(pv->unit)) {  // "304 CUs", "128 SMs": a count whose noun names the metric
-      auto noun = metrics_from_text(pv->unit);
-      if (noun.size() != 1 || metric_dimension(noun[0]) != "count") continue;
+    auto noun = metrics_from_text(pv->unit);  // "304 CUs", "128 SMs": the noun names the metric
+    bool count_noun = noun.size() == 1 && metric_dimension(noun[0]) == "count";
+    if (!known_unit(pv->unit) && !count_noun) continue;
+    if (count_noun) {
       after = pv->unit + " " + after;
       value = pv->number_text;
     }

@@ -203,8 +203,15 @@ class TableParser {
       if (c != pcol && workload_column(tab.header[c])) return;  // kernel results
     }
     std::vector<std::pair<size_t, std::string>> metric_cols;  // column, header unit
+    std::vector<std::string> labels = tab.header;  // "| Memory | Capacity |": "Capacity" is the memory's
     for (size_t c = 0; c < tab.header.size(); ++c) {
-      if (c != pcol && !metrics_from_text(tab.header[c]).empty()) {
+      std::string h = lower(plain_text(tab.header[c]));
+      bool quantity_word = h == "capacity" || h == "size" || h.rfind("capacity (", 0) == 0 || h.rfind("size (", 0) == 0;
+      if (quantity_word && c > 0 && c != pcol && c - 1 != pcol && !metrics_from_text(tab.header[c - 1]).empty()) {
+        std::string joined = tab.header[c - 1] + " " + tab.header[c];
+        if (!metrics_from_text(joined).empty()) labels[c] = joined;
+      }
+      if (c != pcol && !metrics_from_text(labels[c]).empty()) {
         metric_cols.emplace_back(c, unit_in_text(tab.header[c]).value_or(""));
       }
     }
@@ -221,7 +228,7 @@ class TableParser {
       size_t before = m_site.out.facts.size();
       for (const auto& [c, unit] : metric_cols) {
         if (c < r.cells.size()) {
-          add_facts(m_site.out, site(name, r.line), tab.header[c], r.cells[c], unit,
+          add_facts(m_site.out, site(name, r.line), labels[c], r.cells[c], unit,
                     column_kind(tab.header[c]) == ColumnKind::sparse);
         }
       }
