@@ -14,6 +14,12 @@ bool all_digits(std::string_view s) {
   return !s.empty() && std::all_of(s.begin(), s.end(), [](char c) { return c >= '0' && c <= '9'; });
 }
 
+std::string upper(std::string_view s) {
+  std::string out(s);
+  for (auto& c : out) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  return out;
+}
+
 bool is_one_of(std::string_view s, std::initializer_list<std::string_view> words) {
   return std::find(words.begin(), words.end(), s) != words.end();
 }
@@ -94,8 +100,7 @@ std::vector<std::string> words(std::string_view name) {
 }  // namespace
 
 bool vendor_family_model(std::string_view t) {
-  std::string s = lower(t);
-  for (auto& c : s) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  std::string s = upper(t);
   for (std::string_view series : {"RTX PRO ", "RTX ", "GTX ", "RX ", "GAUDI "}) {
     if (s.rfind(series, 0) == 0) {
       std::string_view rest = std::string_view(s).substr(series.size());
@@ -121,8 +126,7 @@ bool vendor_family_model(std::string_view t) {
 }
 
 bool number_format(std::string_view name) {
-  std::string s;
-  for (char c : trim(name)) s += static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  std::string s = upper(trim(name));
   size_t i = 0;
   if (s.rfind("MX", 0) == 0 || s.rfind("NV", 0) == 0) i = 2;
   for (std::string_view p : {"FP", "INT", "BF", "TF", "UINT"}) {

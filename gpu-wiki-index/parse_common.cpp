@@ -105,6 +105,11 @@ bool looks_like_product(std::string_view cell) {
   while (caps < s.size() && caps < 5 && s[caps] >= 'A' && s[caps] <= 'Z') ++caps;
   if (caps == 0 || caps > 4 || caps >= s.size() || s[caps] < '0' || s[caps] > '9') {
     // A series or brand before the number: "RTX 4090", "GeForce RTX 4090", "RTX PRO 6000 Blackwell".
+    std::string first = lower(s.substr(0, s.find_first_of(" 0123456789")));
+    if (first != "rtx" && first != "gtx" && first != "rx" && first != "geforce" && first != "quadro" &&
+        first != "radeon" && first != "tesla" && first != "gaudi") {
+      return false;
+    }
     auto n = read_product_name(s);
     return n && n->model.find(' ') != std::string::npos && n->editions.size() <= 2 &&
            std::count(s.begin(), s.end(), ' ') <= 6;
@@ -227,7 +232,7 @@ std::vector<std::string> product_mentions(const std::string& text, size_t* other
   std::vector<std::string> out;
   size_t from = 0;
   if (others) *others = 0;
-  for (const auto& m : model_tokens(text)) {
+  for (const auto& m : find_model_tokens(text)) {  // sentences rarely repeat: not memoized
     size_t at = text.find(m, from);
     if (at == std::string::npos) continue;
     from = at + m.size();

@@ -295,6 +295,7 @@ class MarkdownParser {
   // table is (facts of kind notes, never a spec sheet's), the product declared as notes name it.
   // A sentence that names two products, or two figures of one metric, states nothing here.
   bool mentioned(const std::string& s, int line_no) {
+    if (!has_hardware_quantity(s)) return false;  // most lines: no sentence to split
     bool handled = false;
     for (const auto& sentence : sentences(s)) {
       if (!has_hardware_quantity(sentence)) continue;
