@@ -177,12 +177,14 @@ class TableParser {
     for (size_t k = 0; k < cols.size(); ++k) declare(product_name(tab.header[cols[k]]), "", tab.header_line, stated[k]);
   }
 
-  // A product needs a vendor family's model name or hardware figures of its own behind it: a
-  // benchmark column ("AIME25") or a number format ("MXFP4") has neither.
+  // A product needs a vendor family's model name, or hardware figures of its own in a spec
+  // document: a benchmark column ("AIME25"), a number format ("MXFP4") or a kernel compared in a
+  // tutorial's table ("FA2" with its registers per thread) is none.
   void declare(const std::string& name, const std::string& arch, int line, bool stated) {
     if (number_format(name)) return;
     auto n = read_product_name(name);
-    if (!stated && !(n && !n->model.empty())) return;
+    bool family = n && !n->model.empty();
+    if (!family && (!stated || m_site.notes)) return;
     declare_product(m_site.out, name, arch, line, m_site.notes);
   }
 

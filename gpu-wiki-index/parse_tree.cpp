@@ -8,6 +8,7 @@
 
 #include "core/strings.hpp"
 #include "gpu-wiki-index/metrics.hpp"
+#include "gpu-wiki-index/names.hpp"
 #include "gpu-wiki-index/parse_common.hpp"
 #include "gpu-wiki-index/units.hpp"
 
@@ -210,8 +211,11 @@ void tree_facts(FileIndex& out, const std::string& rel, const TreeNode& root) {
   TreeReader r(out, rel);
   r.read_fields(root);
   r.walk(root, TreeReader::Scope{}, {});
+  // A notes record names a product only with a vendor family's model name and figures of its own.
   std::erase_if(out.products, [&](const ProductDecl& p) {
-    return p.notes && std::none_of(out.facts.begin(), out.facts.end(), [&](const Fact& f) { return f.product == p.name; });
+    auto n = read_product_name(p.name);
+    return p.notes && (!n || n->model.empty() || std::none_of(out.facts.begin(), out.facts.end(),
+                                                              [&](const Fact& f) { return f.product == p.name; }));
   });
 }
 

@@ -111,6 +111,8 @@ TEST_F(ResolveSpellings, BenchmarksAndNumberFormatsAreNotListedAsProducts) {
   write("notes/models.md", "# Models\n\n| Model | AIME25 | GPQA |\n| --- | ---: | ---: |\n| Model A | 87.5 | 71.2 |\n"
                            "| Model B | 79.8 | 68.4 |\n\n| Format | Bits | Block size |\n| --- | --- | --- |\n"
                            "| MXFP4 | 4 | 32 |\n| NVFP4 | 4 | 16 |\n\nOn B200's 8 TB/s HBM3e decode is fast.\n");
+  // A kernel compared in a tutorial's table, with a figure of its own, is no product either.
+  write("notes/kernels.md", "# Kernels\n\n| Metric | FA2 | cuDNN |\n|---|---|---|\n| Registers/Thread | 255 | 128 |\n");
   WikiIndex idx = WikiIndex::build(root);
   EXPECT_EQ(idx.products(), std::vector<std::string>{"B200"});
   auto sites = idx.definitions("B200");
