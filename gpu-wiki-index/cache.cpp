@@ -162,6 +162,7 @@ std::string serialize(const fs::path& root, const Cache& c) {
       field(p.name);
       field(p.arch);
       number(p.line);
+      number(p.notes ? 1 : 0);
       out += '\n';
     }
     for (const auto& [a, t] : f.index.aliases) {
@@ -246,9 +247,9 @@ std::optional<Cache> deserialize(const std::string& text, const fs::path& root, 
       x.line = static_cast<int>(to_ll(f[10]));
       x.kind = unesc(f[11]);
       x.file = rel;
-    } else if (f[0] == "p" && (k == 3 || k == 4)) {
-      int line = k == 4 ? static_cast<int>(to_ll(f[3])) : 0;
-      cur->index.products.push_back(ProductDecl{unesc(f[1]), unesc(f[2]), line, rel});
+    } else if (f[0] == "p" && k == 5) {
+      cur->index.products.push_back(
+          ProductDecl{unesc(f[1]), unesc(f[2]), static_cast<int>(to_ll(f[3])), rel, f[4] == "1"});
     } else if (f[0] == "a" && k == 3) {
       cur->index.aliases.emplace_back(unesc(f[1]), unesc(f[2]));
     } else if (f[0] == "i" && k == 4) {
@@ -263,8 +264,8 @@ std::optional<Cache> deserialize(const std::string& text, const fs::path& root, 
 }
 
 // The products and aliases a cache declares, read without reading its facts.
-void declarations(const std::string& text, std::vector<std::pair<std::string, std::string>>& archs,
-                  std::vector<std::pair<std::string, std::string>>& aliases) {
+FileIndex declarations(const std::string& text) {
+  FileIndex out;
   std::array<std::string_view, 12> f;
   for (size_t start = 0; start < text.size();) {
     size_t nl = text.find('\n', start);
@@ -273,9 +274,13 @@ void declarations(const std::string& text, std::vector<std::pair<std::string, st
     start = nl + 1;
     if (line.size() < 2 || line[1] != '\t' || (line[0] != 'p' && line[0] != 'a')) continue;
     size_t k = fields(line, f);
-    if (k != 3 && !(k == 4 && line[0] == 'p')) continue;
-    (line[0] == 'p' ? archs : aliases).emplace_back(unesc(f[1]), unesc(f[2]));
+    if (line[0] == 'p' && k == 5) {
+      out.products.push_back(ProductDecl{unesc(f[1]), unesc(f[2]), 0, "", f[4] == "1"});
+    } else if (line[0] == 'a' && k == 3) {
+      out.aliases.emplace_back(unesc(f[1]), unesc(f[2]));
+    }
   }
+  return out;
 }
 
 // True when cache entry `e` still describes `f`: same size and mtime, and `f` not edited within 2 s
@@ -377,21 +382,19 @@ WikiIndex WikiIndex::load_product(const WikiLocation& wiki, const std::string& n
   if (!text) return load(wiki);
   // Resolve the name against the declared products and aliases first, then read only the facts
   // of that product (its own name or an alias of it; assemble_index maps aliases).
-  std::vector<std::pair<std::string, std::string>> archs, aliases;
-  declarations(*text, archs, aliases);
-  for (auto& [product, arch] : archs) {  // a document scoped to an alias speaks of its target
-    for (const auto& [alias, target] : aliases) {
-      if (product_key(alias) == product_key(product)) product = target;
-    }
-  }
+  // The declarations are joined as assemble_index joins them (aliases, spellings of one SKU,
+  // products that notes restate), so the product and its other names are the full load's.
+  std::vector<FileIndex> decls;
+  decls.push_back(declarations(*text));
+  WikiIndex names = assemble_index(root, std::move(decls));
   std::string product;
   try {
-    product = WikiIndex(root, {}, {}, aliases, archs).resolve_product(name);
+    product = names.resolve_product(name);
   } catch (const std::exception&) {
     return load(wiki);  // the cache may predate the product; the full load decides
   }
   std::unordered_set<std::string> wanted = {product_key(product)};
-  for (const auto& [alias, target] : aliases) {
+  for (const auto& [alias, target] : names.aliases()) {
     if (target == product) wanted.insert(product_key(alias));
   }
   std::unordered_map<std::string, bool> seen;

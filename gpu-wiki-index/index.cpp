@@ -20,6 +20,7 @@
 #include "core/files.hpp"
 #include "core/strings.hpp"
 #include "gpu-wiki-index/metrics.hpp"
+#include "gpu-wiki-index/names.hpp"
 #include "gpu-wiki-index/parse.hpp"
 
 namespace kgo::wiki {
@@ -108,6 +109,63 @@ std::vector<WikiFile> list_wiki_files(const fs::path& root) {
   return files;
 }
 
+namespace {
+
+// Maps other spellings of a declared SKU onto it (alias_target, and `aliases` so `wiki products`
+// lists them): two spellings of one SKU ("GeForce RTX 4090" in a table, "RTX 4090" in a record)
+// are one product, named as first declared; a name only notes use ("H100 80GB" in a tutorial's
+// table) is the spec sheet's SKU when it fits exactly one. Returns the notes names that fit several
+// spec-sheet SKUs, or leave out a part one states: never guessed, they are no products.
+std::unordered_set<std::string> join_spellings(const std::vector<FileIndex>& files,
+                                               std::vector<std::pair<std::string, std::string>>& aliases,
+                                               std::unordered_map<std::string, std::string>& alias_target) {
+  std::unordered_map<std::string, std::string> sku_name;  // describe(read_product_name) -> name
+  std::vector<std::pair<std::string, ProductName>> sheets;  // spec-sheet products, read
+  std::unordered_map<std::string, std::vector<size_t>> by_model;  // model -> sheets
+  std::unordered_set<std::string> dropped, sheet_keys;
+  auto alias = [&](const std::string& name, const std::string& target) {
+    if (product_key(target) != product_key(name) && alias_target.emplace(product_key(name), target).second) {
+      aliases.emplace_back(name, target);
+    }
+  };
+  for (bool notes : {false, true}) {
+    for (const auto& f : files) {
+      for (const auto& p : f.products) {
+        std::string key = product_key(p.name);
+        if (p.notes != notes || alias_target.count(key) || (notes && sheet_keys.count(key))) continue;
+        auto n = read_product_name(p.name);
+        if (!notes) sheet_keys.insert(key);
+        if (!n || n->model.empty()) continue;
+        if (notes) {
+          std::vector<std::string> full;
+          bool partial = false;
+          for (const auto& model : n->models) {
+            for (size_t i : by_model[model]) {
+              NameFit fitted = fit(*n, sheets[i].second);
+              if (fitted == NameFit::full && std::find(full.begin(), full.end(), sheets[i].first) == full.end()) {
+                full.push_back(sheets[i].first);
+              }
+              partial = partial || fitted == NameFit::partial;
+            }
+          }
+          if (full.size() == 1) alias(p.name, full.front());
+          if (full.size() > 1 || (full.empty() && partial)) dropped.insert(key);
+          if (!full.empty() || partial) continue;
+        }
+        auto [it, fresh] = sku_name.try_emplace(describe(*n), p.name);
+        if (!fresh) alias(p.name, it->second);
+        else if (!notes) {
+          for (const auto& model : n->models) by_model[model].push_back(sheets.size());
+          sheets.emplace_back(p.name, *n);
+        }
+      }
+    }
+  }
+  return dropped;
+}
+
+}  // namespace
+
 WikiIndex assemble_index(const fs::path& root, std::vector<FileIndex> files) {
   std::vector<std::pair<std::string, std::string>> aliases;
   for (const auto& f : files) aliases.insert(aliases.end(), f.aliases.begin(), f.aliases.end());
@@ -116,6 +174,7 @@ WikiIndex assemble_index(const fs::path& root, std::vector<FileIndex> files) {
   for (const auto& [alias, target] : aliases) {
     if (product_key(target) != product_key(alias)) alias_target.emplace(product_key(alias), target);
   }
+  std::unordered_set<std::string> dropped = join_spellings(files, aliases, alias_target);
   std::unordered_map<std::string, std::string> memo;
   auto canonical = [&](const std::string& product) -> const std::string& {
     auto [it, fresh] = memo.try_emplace(product, product);
@@ -135,6 +194,7 @@ WikiIndex assemble_index(const fs::path& root, std::vector<FileIndex> files) {
   std::vector<ProductSite> definitions;
   for (auto& f : files) {
     for (const auto& p : f.products) {
+      if (p.notes && dropped.count(product_key(p.name))) continue;
       const std::string& name = canonical(p.name);
       definitions.push_back(ProductSite{name, p.file, p.line});
       auto [it, fresh] = arch_at.try_emplace(name, archs.size());
@@ -260,8 +320,27 @@ std::string WikiIndex::resolve_product(const std::string& name) const {
                     "'; fix the alias table or add the product's spec document",
                 ExitCode::unknown_platform);
   }
-  std::vector<std::string> candidates;
-  for (size_t i = 0; i < all.size(); ++i) {
+  // Spellings of one SKU ("H100-SXM5-80GB", "H100 80GB HBM3" for "H100 SXM"): the parts the user
+  // stated must all be stated alike by exactly one product; a product that leaves one out may be
+  // another SKU and is named, never chosen.
+  std::vector<std::string> candidates, partial;
+  if (auto wanted = read_product_name(name)) {
+    for (const auto& p : all) {
+      auto defined = read_product_name(p);
+      NameFit f = defined ? fit(*wanted, *defined) : NameFit::none;
+      if (f == NameFit::full) candidates.push_back(p);
+      if (f == NameFit::partial) partial.push_back(p);
+    }
+    if (candidates.empty() && !partial.empty()) {
+      throw Error("platform '" + name + "' names " + describe(*wanted) + ", but the gpu-wiki at " + m_root.string() +
+                      " describes only " + join(partial, ", ", " and ") +
+                      ", whose name does not state that form factor or edition; kgo does not guess between SKUs: "
+                      "pass --platform \"" + partial.front() + "\" if that is your card, or declare an alias in the "
+                      "wiki README's '## Product aliases' table",
+                  ExitCode::unknown_platform);
+    }
+  }
+  for (size_t i = 0; i < all.size() && candidates.empty(); ++i) {
     if (!want.empty() && keys[i].rfind(want + " ", 0) == 0) candidates.push_back(all[i]);
   }
   if (candidates.size() == 1) return candidates.front();

@@ -18,6 +18,9 @@ struct ProductDecl {
   std::string arch;  // "" when the file does not say
   int line = 0;      // where the file defines it (heading, table header or row, record key)
   std::string file;  // wiki-relative; set by parse_file
+  // Named by a notes document (a table or sentence of a tutorial), not a spec sheet: a product of
+  // its own only where no spec sheet defines the SKU (assemble_index maps it onto that one).
+  bool notes = false;
 };
 
 struct FileIndex {

@@ -9,6 +9,7 @@
 #include "core/strings.hpp"
 #include "gpu-wiki-index/memo.hpp"
 #include "gpu-wiki-index/metrics.hpp"
+#include "gpu-wiki-index/names.hpp"
 #include "gpu-wiki-index/units.hpp"
 
 namespace kgo::wiki {
@@ -98,10 +99,21 @@ bool looks_like_product(std::string_view cell) {
   std::string s = canonical_product_name(cell);
   size_t paren = s.find('(');
   if (paren != std::string::npos) s = trim(s.substr(0, paren));
+  if (number_format(s)) return false;  // "MXFP4", "NVFP4"
   static const std::regex re(R"(^([A-Z]{1,4})([0-9]{1,4})[A-Za-z]{0,3}( [A-Za-z0-9]+){0,3}$)");
   size_t caps = 0;  // the pattern's start, checked before the (slow) regex: 1-4 capitals, a digit
   while (caps < s.size() && caps < 5 && s[caps] >= 'A' && s[caps] <= 'Z') ++caps;
-  if (caps == 0 || caps > 4 || caps >= s.size() || s[caps] < '0' || s[caps] > '9') return false;
+  if (caps == 0 || caps > 4 || caps >= s.size() || s[caps] < '0' || s[caps] > '9') {
+    // A series or brand before the number: "RTX 4090", "GeForce RTX 4090", "RTX PRO 6000 Blackwell".
+    std::string first = lower(s.substr(0, s.find_first_of(" 0123456789")));
+    if (first != "rtx" && first != "gtx" && first != "rx" && first != "geforce" && first != "quadro" &&
+        first != "radeon" && first != "tesla" && first != "gaudi") {
+      return false;
+    }
+    auto n = read_product_name(s);
+    return n && n->model.find(' ') != std::string::npos && n->editions.size() <= 2 &&
+           std::count(s.begin(), s.end(), ' ') <= 6;
+  }
   std::smatch m;
   if (!std::regex_match(s, m, re)) return false;
   std::string letters = m[1].str();
@@ -214,6 +226,33 @@ bool names_other_product(const std::string& text, const std::string& product) {
     if (has_word(t, form) && !has_word(p, form)) return true;
   }
   return false;
+}
+
+std::vector<std::string> product_mentions(const std::string& text, size_t* others) {
+  std::vector<std::string> out;
+  size_t from = 0;
+  if (others) *others = 0;
+  for (const auto& m : find_model_tokens(text)) {  // sentences rarely repeat: not memoized
+    size_t at = text.find(m, from);
+    if (at == std::string::npos) continue;
+    from = at + m.size();
+    if (!vendor_family_model(m)) {
+      if (others) ++*others;
+      continue;
+    }
+    std::string name = m;
+    size_t w = text.find_first_not_of(" -", from);
+    size_t e = w == std::string::npos ? w : text.find_first_not_of(
+        "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789", w);
+    if (w != std::string::npos && w - from <= 1) {
+      std::string word = lower(text.substr(w, e == std::string::npos ? e : e - w));
+      for (const char* form : {"sxm", "sxm4", "sxm5", "sxm6", "pcie", "nvl", "oam"}) {
+        if (word == form) name += " " + text.substr(w, word.size());
+      }
+    }
+    if (std::find(out.begin(), out.end(), name) == out.end()) out.push_back(name);
+  }
+  return out;
 }
 
 bool spec_document(const std::string& rel, std::string_view text) {
@@ -374,14 +413,15 @@ void add_facts(FileIndex& out, const FactSite& site, const std::string& label,
   }
 }
 
-void declare_product(FileIndex& out, const std::string& name, const std::string& arch, int line) {
+void declare_product(FileIndex& out, const std::string& name, const std::string& arch, int line, bool notes) {
   for (auto& p : out.products) {
     if (p.name == name) {
       if (p.arch.empty()) p.arch = arch;
+      p.notes = p.notes && notes;
       return;
     }
   }
-  out.products.push_back(ProductDecl{name, arch, line, ""});
+  out.products.push_back(ProductDecl{name, arch, line, "", notes});
 }
 
 namespace {

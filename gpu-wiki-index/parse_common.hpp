@@ -24,7 +24,8 @@ void add_facts(FileIndex& out, const FactSite& site, const std::string& label,
                const std::string& cell, const std::string& default_unit, bool sparse_column);
 
 // Adds a product defined at `line` (keeping the first line and the first non-empty arch).
-void declare_product(FileIndex& out, const std::string& name, const std::string& arch, int line);
+void declare_product(FileIndex& out, const std::string& name, const std::string& arch, int line,
+                     bool notes = false);
 
 // True when `text` names a product other than `product` (another model, or another form
 // factor of the same model): "MI300X L1 cache" or "(H100 PCIe)" inside the H100 SXM section.
@@ -51,6 +52,22 @@ struct ProseFigure {
   std::string value;
 };
 std::optional<ProseFigure> prose_figure(std::string_view sentence);
+
+// Every figure of a sentence that states several ("192 GB of HBM3e with 8 TB/s of bandwidth"),
+// each labelled by the words between it and its neighbouring figures; numbers without a hardware
+// unit ("70B", "2.4x") and figures whose words name no metric are left out. When two figures'
+// words name the same metric, or a hardware figure's words name none, the sentence is refused:
+// no figures, `refused` says why.
+struct ProseFigures {
+  std::vector<ProseFigure> figures;
+  std::string refused;
+};
+ProseFigures prose_figures(std::string_view sentence);
+
+// Products of a vendor family a text names ("B200's 8 TB/s" -> "B200", "the H100 SXM" ->
+// "H100 SXM", "GeForce RTX 4090" -> "RTX 4090"), each once, in order. `others` counts the model
+// tokens that are no such product (a die "GH100", a benchmark "AIME25").
+std::vector<std::string> product_mentions(const std::string& text, size_t* others = nullptr);
 
 // "tensor", "cuda" or "" for a label and its metric.
 std::string core_of(const std::string& label, const std::string& metric);

@@ -265,6 +265,7 @@ class MarkdownParser {
     }
     size_t colon = s.find(':');
     auto p = product();
+    if (!p && mentioned(s, line_no)) return;
     if (colon != std::string::npos && colon > 0 && colon <= 80 && s.find("://") == std::string::npos) {
       std::string label = plain_text(s.substr(0, colon));
       std::string value = trim(s.substr(colon + 1));
@@ -287,6 +288,31 @@ class MarkdownParser {
       issue(line_no, "spec-looking text kgo cannot index: '" + utf8_prefix(plain_text(s), 120) +
                          "'; state it as a `metric: value unit` line or table row under a product heading");
     }
+  }
+
+  // A line outside any product section whose sentences each name one product of a vendor family
+  // and state its figures ("On B200's 8 TB/s HBM3e ...", "- MI300X: 304 CUs"): read as a notes
+  // table is (facts of kind notes, never a spec sheet's), the product declared as notes name it.
+  // A sentence that names two products, or two figures of one metric, states nothing here.
+  bool mentioned(const std::string& s, int line_no) {
+    if (!has_hardware_quantity(s)) return false;  // most lines: no sentence to split
+    bool handled = false;
+    for (const auto& sentence : sentences(s)) {
+      if (!has_hardware_quantity(sentence)) continue;
+      size_t others = 0;
+      auto names = product_mentions(sentence, &others);
+      if (names.size() != 1 || others > 0) continue;
+      ProseFigures read = prose_figures(sentence);
+      if (!read.refused.empty()) issue(line_no, "'" + utf8_prefix(plain_text(sentence), 120) + "': " + read.refused);
+      size_t before = m_out.facts.size();
+      for (const auto& f : read.figures) {
+        add_facts(m_out, FactSite{names[0], m_rel, line_no, m_measured, true}, f.label, f.value, "", false);
+      }
+      if (m_out.facts.size() == before) continue;
+      declare_product(m_out, names[0], "", line_no, true);
+      handled = true;
+    }
+    return handled;
   }
 
   // Sentences of a spec document that state one figure each; true when every spec-looking

@@ -5,6 +5,7 @@
 
 #include "core/strings.hpp"
 #include "gpu-wiki-index/metrics.hpp"
+#include "gpu-wiki-index/names.hpp"
 #include "gpu-wiki-index/parse_common.hpp"
 #include "gpu-wiki-index/units.hpp"
 
@@ -159,19 +160,32 @@ class TableParser {
   }
 
   void products_as_columns(const Table& tab, const std::vector<size_t>& cols) {
-    if (!m_site.notes) {
-      for (size_t c : cols) declare_product(m_site.out, product_name(tab.header[c]), "", tab.header_line);
-    }
+    std::vector<bool> stated(cols.size(), false);
     for (const auto& r : tab.rows) {
       if (r.cells.empty()) continue;
       const std::string& label = r.cells[0];
       std::string unit = unit_in_text(label).value_or("");
-      for (size_t c : cols) {
-        if (c < r.cells.size()) {
-          add_facts(m_site.out, site(product_name(tab.header[c]), r.line), label, r.cells[c], unit, false);
-        }
+      bool sparse = column_kind(label) == ColumnKind::sparse;  // "BF16 Tensor Core with Sparsity (TFLOPS)"
+      for (size_t k = 0; k < cols.size(); ++k) {
+        size_t c = cols[k];
+        if (c >= r.cells.size()) continue;
+        size_t before = m_site.out.facts.size();
+        add_facts(m_site.out, site(product_name(tab.header[c]), r.line), label, r.cells[c], unit, sparse);
+        stated[k] = stated[k] || m_site.out.facts.size() > before;
       }
     }
+    for (size_t k = 0; k < cols.size(); ++k) declare(product_name(tab.header[cols[k]]), "", tab.header_line, stated[k]);
+  }
+
+  // A product needs a vendor family's model name, or hardware figures of its own in a spec
+  // document: a benchmark column ("AIME25"), a number format ("MXFP4") or a kernel compared in a
+  // tutorial's table ("FA2" with its registers per thread) is none.
+  void declare(const std::string& name, const std::string& arch, int line, bool stated) {
+    if (number_format(name)) return;
+    auto n = read_product_name(name);
+    bool family = n && !n->model.empty();
+    if (!family && (!stated || m_site.notes)) return;
+    declare_product(m_site.out, name, arch, line, m_site.notes);
   }
 
   // A column naming a workload ("Variant", "Kernel", "Shape") makes each row a kernel's result on
@@ -191,8 +205,15 @@ class TableParser {
       if (c != pcol && workload_column(tab.header[c])) return;  // kernel results
     }
     std::vector<std::pair<size_t, std::string>> metric_cols;  // column, header unit
+    std::vector<std::string> labels = tab.header;  // "| Memory | Capacity |": "Capacity" is the memory's
     for (size_t c = 0; c < tab.header.size(); ++c) {
-      if (c != pcol && !metrics_from_text(tab.header[c]).empty()) {
+      std::string h = lower(plain_text(tab.header[c]));
+      bool quantity_word = h == "capacity" || h == "size" || h.rfind("capacity (", 0) == 0 || h.rfind("size (", 0) == 0;
+      if (quantity_word && c > 0 && c != pcol && c - 1 != pcol && !metrics_from_text(tab.header[c - 1]).empty()) {
+        std::string joined = tab.header[c - 1] + " " + tab.header[c];
+        if (!metrics_from_text(joined).empty()) labels[c] = joined;
+      }
+      if (c != pcol && !metrics_from_text(labels[c]).empty()) {
         metric_cols.emplace_back(c, unit_in_text(tab.header[c]).value_or(""));
       }
     }
@@ -206,12 +227,14 @@ class TableParser {
       }
       std::string name = product_name(cell);
       auto decl = product_heading(plain_text(cell));
-      if (!m_site.notes) declare_product(m_site.out, name, decl ? decl->arch : "", r.line);
+      size_t before = m_site.out.facts.size();
       for (const auto& [c, unit] : metric_cols) {
         if (c < r.cells.size()) {
-          add_facts(m_site.out, site(name, r.line), tab.header[c], r.cells[c], unit, false);
+          add_facts(m_site.out, site(name, r.line), labels[c], r.cells[c], unit,
+                    column_kind(tab.header[c]) == ColumnKind::sparse);
         }
       }
+      declare(name, decl ? decl->arch : "", r.line, m_site.out.facts.size() > before);
     }
   }
 

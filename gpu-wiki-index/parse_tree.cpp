@@ -1,10 +1,14 @@
 // Structured documents as trees: the schema-free record reader, and a YAML reader feeding it.
 #include "gpu-wiki-index/parse_tree.hpp"
 
+#include <algorithm>
+#include <map>
+#include <set>
 #include <stdexcept>
 
 #include "core/strings.hpp"
 #include "gpu-wiki-index/metrics.hpp"
+#include "gpu-wiki-index/names.hpp"
 #include "gpu-wiki-index/parse_common.hpp"
 #include "gpu-wiki-index/units.hpp"
 
@@ -80,6 +84,28 @@ class TreeReader {
     }
   }
 
+  // A machine-made collection's field table ("_header": {"fp32": {"full_name": "FP32", "unit":
+  // "TFLOPS"}, ...}): a top-level mapping whose entries are mostly mappings with a unit or a full
+  // name gives every record's key of that name its label and unit.
+  void read_fields(const TreeNode& root) {
+    if (root.kind != TreeNode::Kind::map) return;
+    for (const auto& [k, v] : root.items) {
+      if (v.kind != TreeNode::Kind::map || v.items.empty()) continue;
+      size_t described = 0;
+      for (const auto& [field, d] : v.items) {
+        if (d.kind == TreeNode::Kind::map && (child(d, "unit") || child(d, "full_name"))) ++described;
+      }
+      if (described * 2 <= v.items.size()) continue;
+      for (const auto& [field, d] : v.items) {
+        const TreeNode* name = d.kind == TreeNode::Kind::map ? child(d, "full_name") : nullptr;
+        const TreeNode* unit = d.kind == TreeNode::Kind::map ? child(d, "unit") : nullptr;
+        m_fields[field] = {name && name->kind == TreeNode::Kind::scalar ? name->text : "",
+                           unit && unit->kind == TreeNode::Kind::scalar ? unit->text : ""};
+      }
+      m_field_tables.insert(k);
+    }
+  }
+
   void walk(const TreeNode& n, const Scope& scope, const std::vector<std::string>& path) {
     if (n.kind == TreeNode::Kind::list) {
       for (const auto& [k, v] : n.items) walk(v, scope, path);
@@ -98,6 +124,7 @@ class TreeReader {
       return;
     }
     for (const auto& [k, v] : n.items) {
+      if (path.empty() && scope.product.empty() && m_field_tables.count(k)) continue;
       if (product_key_name(k) || lower(k) == "kind" || lower(k) == "type" || lower(k) == "arch" ||
           lower(k) == "architecture") {
         continue;
@@ -119,6 +146,8 @@ class TreeReader {
   FileIndex& m_out;
   const std::string& m_rel;
   bool m_spec_path = false;
+  std::map<std::string, std::pair<std::string, std::string>> m_fields;  // key -> full name, unit
+  std::set<std::string> m_field_tables;
 
   Scope record_scope(const TreeNode& n, const Scope& outer) {
     Scope s = outer;
@@ -146,7 +175,8 @@ class TreeReader {
   bool spec(const Scope& s) const { return m_spec_path || s.spec; }
 
   void declare(const Scope& s, int line, const std::string& arch = "") {
-    if (spec(s)) declare_product(m_out, s.product, arch, line);  // notes only restate products
+    // A notes record declares its product as notes do (tree_facts drops it when it states no figure).
+    declare_product(m_out, s.product, arch, line, !spec(s));
   }
 
   void figure(const TreeNode& n, const Scope& s, const std::vector<std::string>& path, const TreeNode* unit_node) {
@@ -156,6 +186,10 @@ class TreeReader {
       auto [words, u] = key_label(k);
       label += (label.empty() ? "" : " ") + words;
       if (!u.empty()) unit = u;
+    }
+    if (auto f = m_fields.find(path.back()); f != m_fields.end() && path.size() == 1) {
+      if (!f->second.first.empty()) label = f->second.first;
+      if (!f->second.second.empty()) unit = f->second.second;
     }
     if (unit_node && unit_node->kind == TreeNode::Kind::scalar) unit = unit_node->text;
     if (metrics_from_text(label).empty()) {
@@ -175,7 +209,14 @@ class TreeReader {
 
 void tree_facts(FileIndex& out, const std::string& rel, const TreeNode& root) {
   TreeReader r(out, rel);
+  r.read_fields(root);
   r.walk(root, TreeReader::Scope{}, {});
+  // A notes record names a product only with a vendor family's model name and figures of its own.
+  std::erase_if(out.products, [&](const ProductDecl& p) {
+    auto n = read_product_name(p.name);
+    return p.notes && (!n || n->model.empty() || std::none_of(out.facts.begin(), out.facts.end(),
+                                                              [&](const Fact& f) { return f.product == p.name; }));
+  });
 }
 
 }  // namespace kgo::wiki

@@ -304,8 +304,10 @@ std::optional<std::string> find_header_unit(std::string_view text) {
     if (i > 0 && (is_alnum(text[i - 1]) || text[i - 1] == '_')) continue;
     size_t len = 0;
     const UnitInfo* u = unit_at(text, i, &len);
-    // Header units are rates, sizes, clocks or power; a bare "B" or "s" in a header is a word.
-    if (u && len > 1 && std::string_view(u->dimension) != "count") {
+    // Header units are rates, sizes, clocks or power; a bare "B" or "s" in a header is a word,
+    // unless it stands alone in parentheses ("Power Consumption (W)").
+    bool enclosed = i > 0 && text[i - 1] == '(' && i + len < text.size() && text[i + len] == ')';
+    if (u && (len > 1 || enclosed) && std::string_view(u->dimension) != "count") {
       return std::string(text.substr(i, len));
     }
   }

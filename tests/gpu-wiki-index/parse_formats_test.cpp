@@ -304,9 +304,10 @@ TEST(ParseFormats, YamlThatIsNoSpecSheet) {
   EXPECT_TRUE(cfg.facts.empty());
   EXPECT_TRUE(cfg.products.empty());
   EXPECT_TRUE(cfg.issues.empty());
-  // Notes restate products; they define none and their facts are notes.
+  // Notes restate products: they name them as notes (a spec sheet's SKU wins) and their facts are notes.
   auto notes = parse_file("notes/h100.yml", "gpu: H100 SXM\nhbm_bandwidth_tbps: 3.35\n");
-  EXPECT_TRUE(notes.products.empty());
+  ASSERT_EQ(notes.products.size(), 1u);
+  EXPECT_TRUE(notes.products[0].notes);
   ASSERT_EQ(notes.facts.size(), 1u);
   EXPECT_EQ(notes.facts[0].kind, "notes");
   // What the reader cannot read is reported with its line, never guessed at.

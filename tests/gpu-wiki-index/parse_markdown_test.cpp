@@ -254,9 +254,10 @@ TEST(ParseMarkdown, MultiValueCellsAreReadWithTheirQualifiers) {
   EXPECT_EQ(one(f, "MI355X", "bf16").value, 2516.6);
 }
 
-TEST(ParseMarkdown, NotesDefineNoProductsAndKernelResultsAreNoFacts) {
+TEST(ParseMarkdown, NotesNameProductsAsNotesAndKernelResultsAreNoFacts) {
   auto notes = parse_markdown("tutorials/t.md", "# FlashMLA\n| GPU | HBM Bandwidth |\n|---|---|\n| H800 | 3 TB/s |\n");
-  EXPECT_TRUE(notes.products.empty());
+  ASSERT_EQ(notes.products.size(), 1u);  // named as notes name products: a spec sheet's SKU wins
+  EXPECT_TRUE(notes.products[0].notes);
   ASSERT_EQ(notes.facts.size(), 1u);
   EXPECT_EQ(notes.facts[0].kind, "notes");
   auto kernel = parse_markdown("specs/k.md", "| Variant | GPU | Bandwidth |\n|---|---|---|\n| Dense decode | H800 | 3000 GB/s |\n");

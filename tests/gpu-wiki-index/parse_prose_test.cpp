@@ -64,9 +64,36 @@ TEST(ParseProse, SentencesThatStateNoDatasheetFigureAreNotFacts) {
   EXPECT_TRUE(sheet("LDS bank width is 4 bytes.\n").facts.empty());
 }
 
-TEST(ParseProse, OnlySpecDocumentsAreReadAsProse) {
+TEST(ParseProse, NotesProseNamingOneProductGivesNotesFacts) {
   auto notes = parse_markdown("guides/tuning.md", "# Tuning notes\n\nThe H100 SXM has a peak bandwidth of 3.35 TB/s.\n");
-  EXPECT_TRUE(notes.facts.empty());
+  ASSERT_EQ(notes.facts.size(), 1u);
+  EXPECT_EQ(notes.facts[0].kind, "notes");
+  EXPECT_EQ(notes.facts[0].product, "H100 SXM");
+  ASSERT_EQ(notes.products.size(), 1u);
+  EXPECT_TRUE(notes.products[0].notes);
+  // Two products, a die beside the card, a figure with no words of its own, one metric twice,
+  // a kernel's result: no fact.
+  for (const char* line : {"The H100 SXM has 3.35 TB/s and the MI300X has 5.3 TB/s of bandwidth.",
+                           "The full GH100 die has 60 MB of L2, of which the H100 SXM enables 50 MB.",
+                           "The B200 L2 holds 96 MB and 50 MB.", "Our kernel reached 6.1 TB/s on B200."}) {
+    auto f = parse_markdown("guides/g.md", std::string("# G\n\n") + line + "\n");
+    EXPECT_TRUE(f.facts.empty()) << line << " -> " << (f.facts.empty() ? "" : f.facts[0].metric);
+  }
+  // Figures labelled by their nearest words; numbers without a hardware unit skipped.
+  auto two = parse_markdown("guides/g.md", "# G\n\nThe B200 pairs 192 GB of HBM3e with 8 TB/s of bandwidth; "
+                                           "a 70B model runs 2.4x faster on B200's 8 TB/s HBM3e.\n");
+  ASSERT_EQ(two.facts.size(), 3u);
+  EXPECT_EQ(two.facts[0].metric, "memory_capacity");
+  EXPECT_EQ(two.facts[1].metric, "hbm_bandwidth");
+  EXPECT_EQ(two.facts[2].metric, "hbm_bandwidth");
+  auto counts = parse_markdown("guides/g.md", "# G\n\n- MI300X: 304 CUs and 2.1 GHz boost clock.\n");
+  ASSERT_EQ(counts.facts.size(), 2u);
+  EXPECT_EQ(counts.facts[0].metric, "sm_count");
+  EXPECT_EQ(counts.facts[0].value, 304);
+  EXPECT_EQ(counts.facts[1].metric, "boost_clock");
+}
+
+TEST(ParseProse, SpecSentencesWithTwoFiguresAreReportedNotGuessed) {
   // A line with one figure read and one not: the fact is kept and the line still reported.
   auto f = sheet("The L2 cache holds 50 MB; the chip has 132 SMs and 3 TB/s.\n");
   ASSERT_EQ(f.facts.size(), 1u);
