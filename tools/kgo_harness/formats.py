@@ -13,7 +13,6 @@ from kgo_harness import contract_fmh66, contract_kernelbench, contract_solexec, 
 
 ADAPTERS = {"fmh66": contract_fmh66, "kernelbench": contract_kernelbench, "sol-execbench": contract_solexec,
             "tritonbench": contract_tritonbench}
-NAMES = ("auto", "seed", "op", "cuda") + tuple(ADAPTERS)
 
 
 def _text(path):

@@ -144,7 +144,7 @@ def handle(req, emit):
     if cmd == "catalog":
         return {"verdict": "PASS", "message": f"{len(ops.OPS)} ops", "ops": ops.catalog()}
     if cmd == "env":
-        rep = envinfo.env_report(device)
+        rep = envinfo.env_report(device, req.get("tools"))
         rep["verdict"] = "PASS" if rep["ready"] else "FAIL"
         rep["message"] = "ready" if rep["ready"] else "missing: " + "; ".join(rep["missing"])
         return rep

@@ -3,7 +3,7 @@ import pathlib
 
 import pytest
 
-from conftest import HAS_CUDA, kernel
+from conftest import CUDA_TOOLS, HAS_CUDA, kernel
 from kgo_harness import cuda_contract as cc
 
 
@@ -42,11 +42,11 @@ def test_scalar_values():
         cc.scalar_values(three, [4, 8], {})
 
 
-@pytest.mark.skipif(cc.nvcc_path() is None, reason="needs nvcc")
+@pytest.mark.skipif(CUDA_TOOLS["nvcc"] is None, reason="needs nvcc")
 def test_compile_is_cached_by_content(tmp_path):
-    so, fresh, _ = cc.compile_so(kernel("vector_add.cu"), "sm_90", tmp_path)
+    so, fresh, _ = cc.compile_so(kernel("vector_add.cu"), "sm_90", tmp_path, CUDA_TOOLS["nvcc"])
     assert fresh and so.is_file() and so.parent == tmp_path / "cuda"
-    again, fresh2, _ = cc.compile_so(kernel("vector_add.cu"), "sm_90", tmp_path)
+    again, fresh2, _ = cc.compile_so(kernel("vector_add.cu"), "sm_90", tmp_path, CUDA_TOOLS["nvcc"])
     assert again == so and not fresh2
 
 
@@ -85,3 +85,9 @@ def test_cuda_solve_roles_and_sizes():
     for bad, text in (("M*Q", "not an integer parameter"), ("__import__('os')", "only")):
         with pytest.raises(cc.ContractError, match=text):
             cc.buffer_numel("A", {"A": bad}, scalars, None)
+
+
+def test_without_an_nvcc_from_kgo_the_harness_does_not_search_for_one(tmp_path):
+    """The CUDA tool finder is kgo's (core/tools.hpp): a request without tools.nvcc is refused, naming the fix."""
+    with pytest.raises(cc.ContractError, match="kgo found no nvcc"):
+        cc.compile_so(kernel("vector_add.cu"), "sm_90", tmp_path, None)
