@@ -127,6 +127,30 @@ def test_every_request_field_either_side_uses_is_in_the_request_schema():
                      "schemas/harness/request.schema.json):\n" + "\n".join(bad))
 
 
+# `req.get("device", "cpu")`: a fallback that restates a default.
+PY_FALLBACK = re.compile(r'\b(?:req|request|self\.req)\.get\(\s*["\']([^"\']+)["\']\s*,\s*([^()]+?)\s*\)')
+
+
+def test_no_harness_fallback_contradicts_a_schema_default():
+    bad = []
+    for path, text, language in sources():
+        if language != "py" or path.name in NOT_A_REQUEST:
+            continue
+        for number, line in code_lines(text, language):
+            for m in PY_FALLBACK.finditer(line):
+                key, fallback = m.group(1), m.group(2)
+                if "default" not in REQUEST.get(key, {}):
+                    continue
+                try:
+                    value = ast.literal_eval(fallback)
+                except (ValueError, SyntaxError):
+                    continue  # a name, not a literal
+                if value != REQUEST[key]["default"]:
+                    bad.append(f"{path.relative_to(SOURCE_DIR)}:{number}: {key} falls back to {value!r}, the schema "
+                               f"says {REQUEST[key]['default']!r}")
+    assert not bad, "harness fallbacks that contradict the request schema's defaults:\n" + "\n".join(bad)
+
+
 def test_no_side_writes_the_protocol_version_as_a_number():
     bad = []
     for path, text, language in sources():
@@ -183,3 +207,5 @@ def test_the_scans_catch_a_name_the_schema_lacks():
     assert PY_REQUEST_FIELD.search('limit = req.get("wall_limit_s")').group(2) == "wall_limit_s"
     assert PROTOCOL_LITERAL.search('request["protocol"] = 2;') and PROTOCOL_LITERAL.search("PROTOCOL = 2")
     assert PROTOCOL_LITERAL.search('{"protocol", 1}') and not PROTOCOL_LITERAL.search('{"protocol", kVersion}')
+    m = PY_FALLBACK.search('device = req.get("device", "cpu")')
+    assert (m.group(1), ast.literal_eval(m.group(2))) == ("device", "cpu")

@@ -139,7 +139,7 @@ def handle(req, emit):
 
     started = time.perf_counter()
     cmd = req["command"]
-    device = req.get("device", "cuda")
+    device = req["device"]  # normalized: protocol.normalize filled the schema's default
     ledger = {"device_s": 0.0, "compile_s": 0.0}
     if cmd == "catalog":
         return {"verdict": "PASS", "message": f"{len(ops.OPS)} ops", "ops": ops.catalog()}
