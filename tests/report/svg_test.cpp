@@ -7,7 +7,7 @@
 namespace kgo::report {
 
 TEST(SvgTest, EscapesEveryTextAndTitle) {
-  EXPECT_EQ(xml_escape("a<b & \"c\" 'd'>"), "a&lt;b &amp; &quot;c&quot; &apos;d&apos;&gt;");
+  EXPECT_EQ(xml_escape("a<b & \"c\" 'd'>"), "a&lt;b &amp; &quot;c&quot; 'd'&gt;");  // attributes are double-quoted
   Svg s(200, 100, "x < y & z");
   s.text(10, 10, "<script>alert(1)</script>");
   std::string out = s.str();

@@ -34,8 +34,10 @@ TEST(ProvenanceTest, RecordsHostKgoAndTheHashesOfTheWorkspacesKernelAndReference
   kgo::test::TempDir t;
   kgo::test::write(t / "kernel.py", "def triton_add(x, y):\n    return x + y\n");
   kgo::test::write(t / "ref.py", "import torch\n");
-  kgo::test::write(t / "kgo.json", R"({"schema_version": 1, "name": "add", "kernel_file": "kernel.py",
-    "reference": "ref.py", "platform": "H100", "framework": "triton", "dtype": "fp32"})");
+  kgo::test::write(t / "kgo.json", R"({"name": "add", "platform": "H100", "arch": "Hopper", "framework": "triton",
+    "dtype": "fp32", "shapes": [[4096, 4096]], "kernel_file": "kernel.py", "reference": "ref.py",
+    "wiki": {"path": "<embedded>", "fingerprint": "sha256:)" + std::string(64, '0') + R"(", "embedded": true},
+    "kgo_version": "0.1.0", "created_at": "2026-11-26T00:00:00Z"})");
   ScopedEnv cvd("CUDA_VISIBLE_DEVICES", "3");
   ScopedEnv job("SLURM_JOB_ID", "4242");
   nlohmann::json p = provenance(t.path(), true);
