@@ -7,7 +7,7 @@
 # Usage (repo root):
 #   scripts/device-pack.sh                                     # here: builds kgo into .device-carry/
 #   KGO=.device-carry/kgo OUT=$OUT bench/learning_session_h200.sh     # there (carry .device-carry)
-# Writes $OUT/session/ (commit it as evidence/h200-<date>/learning-run<N>/): README.md (commands, exits, times), the
+# Writes $OUT/session/ (fold its figures into evidence/h200-<date>.md): README.md (commands, exits, times), the
 # workspace's report/ (final_report.md, benchmark.md, charts/*.svg, report.html), README.md, memory/,
 # plans/, profiles/*/{profile.json,ncu_summary.md}, git_log.txt, and experience/ (the store + EXPERIENCE.md).
 # Stops trying new candidates after $BUDGET_S seconds (default 270) so that it ends within about 6 minutes.

@@ -7,6 +7,7 @@
 #include "cli/options.hpp"
 #include "core/error.hpp"
 #include "harness/baseline.hpp"
+#include "core/harness_protocol.hpp"
 
 namespace kgo::cli {
 
@@ -41,7 +42,7 @@ void register_baseline(CLI::App& app, Context& ctx) {
   auto o = std::make_shared<BaselineCliOptions>();
   CLI::App* sub = app.add_subcommand("baseline", "Stage 1: check + bench + roofline utilization, baseline_report.md, commit V0");
   sub->add_option("--shape", o->opts.target.shapes, "Check shape (repeatable; default: the workspace's)");
-  sub->add_option("--size", o->opts.sizes, "Bench size (repeatable; default: 256x256 1024x1024 4096x4096)");
+  sub->add_option("--size", o->opts.sizes, "Bench size (repeatable; default: " + std::string(protocol::command_default::bench::shapes_text) + ")");
   sub->add_option("--trials", o->opts.check.trials, "Check trials per shape")->capture_default_str();
   add_timing_options(sub, o->opts.bench);
   sub->add_option("--graph", o->opts.bench.graph, "CUDA-graph mode: auto, on, off")->capture_default_str();

@@ -7,6 +7,7 @@
 #include "cli/options.hpp"
 #include "core/error.hpp"
 #include "harness/bench_workspace.hpp"
+#include "core/harness_protocol.hpp"
 
 namespace kgo::cli {
 
@@ -38,7 +39,8 @@ void run_bench(const BenchOptions& o, Context& ctx) {
 void register_bench(CLI::App& app, Context& ctx) {
   auto o = std::make_shared<BenchOptions>();
   CLI::App* sub = app.add_subcommand("bench", "Time the kernel vs PyTorch eager and torch.compile; write benchmark.md");
-  sub->add_option("--size", o->opts.target.shapes, "Size to time, e.g. 4096x4096 (repeatable; default: 256x256 1024x1024 4096x4096, or the workspace's shapes when they are not 2-D)");
+  sub->add_option("--size", o->opts.target.shapes, "Size to time, e.g. 4096x4096 (repeatable; default: " + std::string(protocol::command_default::bench::shapes_text) +
+                      ", or the workspace's shapes when they are not 2-D)");
   add_timing_options(sub, o->opts.settings);
   sub->add_option("--graph", o->opts.settings.graph, "CUDA-graph mode: auto (launch-bound sizes), on, off")->capture_default_str();
   sub->add_flag("--no-compile", o->no_compile, "Do not time torch.compile of the reference");

@@ -9,6 +9,7 @@
 #include "cli/options.hpp"
 #include "core/error.hpp"
 #include "harness/ops.hpp"
+#include "core/harness_protocol.hpp"
 
 namespace kgo::cli {
 
@@ -79,7 +80,7 @@ void register_ops(CLI::App& app, Context& ctx) {
   add_device_option(sub, o->opts.target.device, "Triton interpreter; no timing");
   add_run_options(sub, o->opts.target);
   sub->add_option("--shape", o->opts.target.shapes, "Check shape (repeatable; default: the op's shapes plus edges)");
-  sub->add_option("--size", o->opts.sizes, "Bench size (repeatable; default: 256x256 1024x1024 4096x4096)");
+  sub->add_option("--size", o->opts.sizes, "Bench size (repeatable; default: " + std::string(protocol::command_default::bench::shapes_text) + ")");
   sub->add_option("--trials", o->opts.check.trials, "Check trials per shape")->capture_default_str();
   add_timing_options(sub, o->opts.bench);
   sub->add_flag("--no-compile", o->no_compile, "Do not time torch.compile");

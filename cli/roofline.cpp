@@ -10,6 +10,7 @@
 #include "core/error.hpp"
 #include "roofline/render.hpp"
 #include "roofline/run.hpp"
+#include "core/harness_protocol.hpp"
 
 namespace kgo::cli {
 
@@ -60,8 +61,8 @@ void register_roofline(CLI::App& app, Context& ctx) {
   roofline::RooflineOptions& r = o->run;
   sub->add_option("--op", r.op, "Catalog op: add, softmax, layer_norm, matmul, bmm, attention, ... "
                                 "(see --explain)");
-  sub->add_option("--shape", r.shapes, "Shape such as 4096x4096 (repeatable; default: the workspace's, else "
-                                       "256x256 1024x1024 4096x4096)");
+  sub->add_option("--shape", r.shapes, "Shape such as 4096x4096 (repeatable; default: the workspace's, else " +
+                                       std::string(protocol::command_default::bench::shapes_text) + ")");
   sub->add_option("--dtype", r.dtype, "fp64, fp32, tf32, fp16, bf16, fp8 or int8 (default: the workspace's)");
   sub->add_option("--flops", r.flops_expr, "FLOPs of a custom kernel as an expression, e.g. '2*M*N*K'");
   sub->add_option("--bytes", r.bytes_expr, "Bytes of a custom kernel as an expression, e.g. '(M*K+K*N+M*N)*2'");

@@ -93,7 +93,7 @@ void JsonSchema::Impl::compile(const json& s, const std::string& where) {
   if (s.is_boolean()) return;
   if (!s.is_object()) throw schema_error(where, "a schema must be an object or a boolean");
   for (const auto& [key, value] : s.items()) {
-    if (!known_keywords().count(key)) {
+    if (!known_keywords().count(key) && key.rfind("x-", 0) != 0) {  // x-...: an annotation of kgo's own
       throw schema_error(where, "keyword '" + key + "' is not supported by kgo's validator");
     }
   }

@@ -51,7 +51,11 @@ const SizeUtilization* find_size(const Utilization& u, const std::string& label)
   return nullptr;
 }
 
-std::vector<std::vector<long long>> seed_sizes() { return {{256, 256}, {1024, 1024}, {4096, 4096}}; }
+std::vector<std::vector<long long>> seed_sizes() {
+  std::vector<std::vector<long long>> sizes;
+  for (const auto& s : protocol::command_default::bench::shapes) sizes.emplace_back(s.begin(), s.end());
+  return sizes;
+}
 
 std::vector<std::vector<long long>> default_sizes(const std::vector<std::vector<long long>>& workspace_shapes) {
   bool all_2d = std::all_of(workspace_shapes.begin(), workspace_shapes.end(), [](const auto& s) { return s.size() == 2; });

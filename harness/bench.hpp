@@ -9,28 +9,31 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/harness_protocol.hpp"
 #include "harness/target.hpp"
 
 namespace kgo::harness {
 
-// The seed's protocol sizes: small, medium and large (256x256, 1024x1024, 4096x4096).
+// The seed's protocol sizes: small, medium and large (protocol::command_default::bench::shapes).
 std::vector<std::vector<long long>> seed_sizes();
 // The sizes a bench times when none are given: seed_sizes() when they fit the workspace's shapes
 // (none given, or all two-dimensional), else the workspace's own shapes (a 3-D GEMM, a 1-D vector).
 std::vector<std::vector<long long>> default_sizes(const std::vector<std::vector<long long>>& workspace_shapes);
 
+// Defaults from schemas/harness/request.schema.json (core/harness_protocol.hpp).
 struct BenchSettings {
-  int runs = 10;                    // the seed's 10 runs per size: the minimum
-  double precision_pct = 0.5;       // then more until the median's 95% interval is within +-this (0: off)
-  int max_runs = 200;               // ... or this many samples are in
-  std::string graph = "auto";       // auto | on | off
+  int runs = protocol::request_default::bench::runs;  // the seed's 10 runs per size: the minimum
+  double precision_pct = protocol::request_default::bench::precision_pct;  // then more until the median's
+                                                                           // 95% interval is within +-this (0: off)
+  int max_runs = protocol::request_default::bench::max_runs;  // ... or this many samples are in
+  std::string graph{protocol::request_default::bench::graph};  // auto | on | off
   bool compile = true;              // time torch.compile of the reference too
   bool eager = true;
   std::optional<int> warmup;
   std::optional<int> rotate;        // input sets cycled (default: harness's auto)
-  bool flush_l2 = true;
-  double size_timeout_s = 120;
-  double total_timeout_s = 600;
+  bool flush_l2 = protocol::request_default::bench::flush_l2;
+  double size_timeout_s = protocol::command_default::bench::case_timeout_s;
+  double total_timeout_s = protocol::command_default::bench::total_timeout_s;
   bool progress = false;
 };
 

@@ -8,6 +8,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/harness_protocol.hpp"
 #include "harness/target.hpp"
 
 namespace kgo::harness {
@@ -16,13 +17,14 @@ namespace kgo::harness {
 // timeouts (not explicit ones) are scaled by this on --device cpu.
 inline constexpr double k_cpu_timeout_scale = 10;
 
+// Defaults from schemas/harness/request.schema.json (core/harness_protocol.hpp).
 struct CheckSettings {
-  int trials = 3;
-  int seed = 42;
+  int trials = protocol::request_default::trials;
+  int seed = protocol::request_default::seed;
   std::optional<double> atol, rtol, max_rel_err;
-  double case_timeout_s = 30;
-  double total_timeout_s = 60;
-  bool edge_shapes = true;
+  double case_timeout_s = protocol::request_default::case_timeout_s;
+  double total_timeout_s = protocol::request_default::total_timeout_s;
+  bool edge_shapes = protocol::request_default::edge_shapes;
   bool progress = false;
 };
 

@@ -1,5 +1,6 @@
 #include "harness/client.hpp"
 
+#include <algorithm>
 #include <csignal>
 #include <cstdlib>
 #include <cstring>
@@ -9,6 +10,8 @@
 #include <fmt/format.h>
 
 #include "core/error.hpp"
+#include "core/harness_protocol.hpp"
+#include "core/tools.hpp"
 #include "core/process.hpp"
 #include "harness/daemon.hpp"
 #include "harness/fields.hpp"
@@ -48,7 +51,7 @@ HarnessOutcome synthesized(const HarnessCall& call, HarnessOutcome o, const std:
                            const std::string& message) {
   o.synthesized = true;
   o.verdict = verdict;
-  o.result = {{"protocol", 1},
+  o.result = {{"protocol", protocol::kVersion},
               {"command", call.command},
               {"verdict", verdict},
               {"message", message},
@@ -91,10 +94,19 @@ HarnessOutcome finish(const HarnessCall& call, HarnessOutcome o, const std::stri
 }  // namespace
 
 bool is_verdict(const std::string& v) {
-  for (const char* k : kVerdicts) {
-    if (v == k) return true;
-  }
-  return false;
+  return std::find(protocol::kVerdicts.begin(), protocol::kVerdicts.end(), v) != protocol::kVerdicts.end();
+}
+
+const nlohmann::json& cuda_tools() {
+  static const nlohmann::json tools = [] {
+    nlohmann::json t = nlohmann::json::object();
+    for (const char* name : {"nvcc", "ncu"}) {
+      auto found = core::find_tool(name);
+      t[name] = found ? nlohmann::json(found->string()) : nlohmann::json(nullptr);
+    }
+    return t;
+  }();
+  return tools;
 }
 
 std::string tail_lines(const std::string& text, size_t max_lines) {
@@ -113,11 +125,14 @@ std::string tail_lines(const std::string& text, size_t max_lines) {
 
 HarnessOutcome run_harness(const HarnessCall& call) {
   nlohmann::json request = call.request;
-  request["protocol"] = 1;
+  request["protocol"] = protocol::kVersion;
   request["command"] = call.command;
+  if (!request.contains("tools")) request["tools"] = cuda_tools();
   std::chrono::milliseconds timeout = call.timeout;
   if (timeout.count() == 0) {
-    double total = request.value("total_timeout_s", call.command == "bench" ? 600.0 : 60.0);
+    double total = request.value("total_timeout_s", call.command == "bench"
+                                                        ? protocol::command_default::bench::total_timeout_s
+                                                        : protocol::request_default::total_timeout_s);
     timeout = std::chrono::milliseconds(static_cast<long long>((total + k_outer_margin_s) * 1000));
   }
   HarnessOutcome o;

@@ -28,7 +28,7 @@ struct HarnessCall {
 
 struct HarnessOutcome {
   nlohmann::json result;      // the harness's result, or one kgo synthesised (see synthesized)
-  std::string verdict;        // one of kVerdicts
+  std::string verdict;        // one of protocol::kVerdicts
   bool synthesized = false;   // kgo wrote the result: the harness was killed or timed out
   std::string stderr_tail;    // the last lines the harness wrote to stderr
   double seconds = 0;
@@ -40,10 +40,12 @@ constexpr double k_outer_margin_s = 30;
 HarnessOutcome run_harness(const HarnessCall& call);
 
 // The last `max_lines` lines of `text` (exposed for tests).
-// The harness's verdicts (tools/kgo_harness/protocol.py VERDICTS), strongest first.
-inline constexpr const char* kVerdicts[] = {"REWARD_HACK", "INVALID_REFERENCE", "CRASH", "TIMEOUT_FAIL", "FAIL",
-                                           "UNTRUSTED", "PASS"};
+// Whether `v` is one of the harness's verdicts (schemas/harness/result.schema.json: protocol::kVerdicts).
 bool is_verdict(const std::string& v);
+
+// The paths of nvcc and ncu (core::find_tool, resolved once per process) that every request carries as
+// "tools": the harness searches for no CUDA program itself.
+const nlohmann::json& cuda_tools();
 
 std::string tail_lines(const std::string& text, size_t max_lines);
 

@@ -19,6 +19,8 @@
 
 #include "core/error.hpp"
 #include "core/files.hpp"
+#include "core/harness_protocol.hpp"
+#include "harness/client.hpp"
 
 extern char** environ;
 
@@ -228,7 +230,7 @@ DaemonStatus start_daemon(const PythonInterpreter& py, double idle_s, const std:
     s.started = true;
   }
   if (s.busy) return s;
-  nlohmann::json env = {{"protocol", 1}, {"command", "env"}, {"device", device}};
+  nlohmann::json env = {{"protocol", protocol::kVersion}, {"command", "env"}, {"device", device}, {"tools", cuda_tools()}};
   DaemonReply r = daemon_call(s.socket, env.dump() + "\n", 300s);
   if (r.kind == DaemonReply::Kind::answered) s.warmup = nlohmann::json::parse(r.line, nullptr, false);
   if (DaemonReply p = ping(s.socket); p.kind == DaemonReply::Kind::answered) {

@@ -8,6 +8,7 @@
 
 #include "core/error.hpp"
 #include "core/files.hpp"
+#include "core/harness_protocol.hpp"
 #include "harness/fields.hpp"
 #include "harness/problem.hpp"
 #include "core/gpu_info.hpp"
@@ -79,8 +80,7 @@ std::optional<std::string> infer_op(const std::string& kernel_source) {
 }
 
 const std::vector<std::string>& contract_names() {
-  static const std::vector<std::string> k = {"auto", "seed", "op", "cuda", "fmh66", "kernelbench", "sol-execbench",
-                                             "tritonbench", "opus24"};
+  static const std::vector<std::string> k(protocol::kContracts.begin(), protocol::kContracts.end());
   return k;
 }
 

@@ -6,8 +6,10 @@
 
 #include "core/error.hpp"
 #include "core/files.hpp"
+#include "core/harness_protocol.hpp"
 #include "core/memory.hpp"
 #include "core/txn.hpp"
+#include "harness/client.hpp"
 #include "harness/python.hpp"
 #include "roofline/catalog.hpp"
 
@@ -19,8 +21,9 @@ HarnessRun run_once(const harness::Target& target, const std::vector<long long>&
                     const std::vector<std::string>& wrapper, const std::map<std::string, std::string>& env,
                     const fs::path& scratch, int warmup, int timeout_s) {
   nlohmann::json req = harness::target_request(target);
-  req["protocol"] = 1;
+  req["protocol"] = protocol::kVersion;
   req["command"] = "run-once";
+  req["tools"] = harness::cuda_tools();
   req["shapes"] = nlohmann::json::array({shape});
   req["run_once"] = {{"warmup", warmup}, {"nvtx", "kgo_run"}};
   req["case_timeout_s"] = timeout_s;

@@ -6,12 +6,17 @@
 #include <fmt/format.h>
 
 #include "core/error.hpp"
+#include "core/harness_protocol.hpp"
 #include "core/workspace.hpp"
 #include "roofline/format.hpp"
 
 namespace kgo::roofline {
 
-std::vector<std::vector<long long>> default_shapes() { return {{256, 256}, {1024, 1024}, {4096, 4096}}; }
+std::vector<std::vector<long long>> default_shapes() {
+  std::vector<std::vector<long long>> shapes;
+  for (const auto& s : protocol::command_default::bench::shapes) shapes.emplace_back(s.begin(), s.end());
+  return shapes;
+}
 
 const std::vector<std::string>& compute_metrics() {
   static const std::vector<std::string> m = {"fp64",        "fp64_tensor", "fp32",       "tf32_tensor",

@@ -30,7 +30,7 @@ struct CaseSet {
   Variables vars;                      // from --var
 };
 
-// The seed's default shapes: 256x256, 1024x1024, 4096x4096.
+// The seed's default shapes: the bench sizes of schemas/harness/request.schema.json (256x256, 1024x1024, 4096x4096).
 std::vector<std::vector<long long>> default_shapes();
 
 // Compute metrics a roofline may use as its peak (dense only).

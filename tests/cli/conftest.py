@@ -20,7 +20,7 @@ def _fixture_wiki():
     """The third-party atrex wiki fixture (outside the repository; never copied in)."""
     candidates = [os.environ.get("KGO_FIXTURE_WIKI", ""),
                   SOURCE_DIR.parent / "shared" / "fixtures" / "atrex-gpu-wiki-v0.1.0",
-                  pathlib.Path("/work/shared/fixtures/atrex-gpu-wiki-v0.1.0")]
+                  pathlib.Path(os.environ.get("KGO_SHARED_DIR", SOURCE_DIR.parent / "shared")) / "fixtures" / "atrex-gpu-wiki-v0.1.0"]
     for c in candidates:
         if c and (pathlib.Path(c) / "README.md").is_file():
             return pathlib.Path(c)

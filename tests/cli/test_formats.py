@@ -220,10 +220,10 @@ def test_contract_names_agree(tmp_path):
     kgo_names = set(re.search(r"use one of ([^;\n]+)", r.err).group(1).split(", "))
     sys.path.insert(0, str(SOURCE_DIR / "tools"))
     try:
-        from kgo_harness.formats import formats
+        from kgo_harness import protocol
     finally:
         sys.path.remove(str(SOURCE_DIR / "tools"))
-    assert kgo_names == set(formats.NAMES)
+    assert kgo_names == set(protocol.CONTRACTS)
     schemas = SOURCE_DIR / "schemas"
     request = json.loads((schemas / "harness" / "request.schema.json").read_text())["properties"]["contract"]["enum"]
     result = json.loads((schemas / "harness" / "result.schema.json").read_text())["properties"]["contract"]["enum"]

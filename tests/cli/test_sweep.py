@@ -231,7 +231,7 @@ def test_local_timeout_is_retried_then_recorded(kgo, tmp_path):
 def cluster():
     absent = slurm_cluster.missing()
     if absent:
-        pytest.skip("Slurm not installed here (missing: " + ", ".join(absent) + "); .ci/run installs it")
+        pytest.skip("Slurm not installed here (missing: " + ", ".join(absent) + "); scripts/deps.sh installs it")
     c = slurm_cluster.Cluster().start()
     yield c
     c.stop()

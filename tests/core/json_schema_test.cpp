@@ -131,6 +131,11 @@ TEST(JsonSchemaTest, RefusesSchemasItCannotHonour) {
   EXPECT_EQ(code({{"pattern", "(unclosed"}}), ExitCode::schema_invalid);
   EXPECT_EQ(code({{"oneOf", json::array()}}), ExitCode::schema_invalid);
   EXPECT_EQ(code({{"title", "annotations are fine"}, {"description", "x"}, {"type", "null"}}), ExitCode::ok);
+  // "x-...": kgo's own annotations (schemas/harness/'s x-kgo-by-command, x-kgo-meanings); any other unknown
+  // keyword still fails, so a misspelt assertion is never silently ignored.
+  EXPECT_EQ(code({{"x-kgo-by-command", {{"bench", 600}}}, {"type", "number"}}), ExitCode::ok);
+  EXPECT_EQ(code({{"kgo-by-command", {{"bench", 600}}}, {"type", "number"}}), ExitCode::schema_invalid);
+  EXPECT_EQ(code({{"type", "object"}, {"properties", {{"a", {{"x-note", 1}, {"minimun", 0}}}}}}), ExitCode::schema_invalid);
 }
 
 TEST(JsonSchemaTest, ValidateOrThrowNamesFieldAndCountsTheRest) {

@@ -9,7 +9,7 @@
 
 namespace kgo::profiling {
 
-// kgo_ceiling's stdout from the H200 run of 2026-11-20 (evidence/profiling-h200-2026-11-20).
+// kgo_ceiling's stdout from the H200 run of 2026-11-20 (evidence/profiling-h200-2026-11-20.md).
 TEST(CeilingParseTest, RealOutput) {
   CeilingResult r = parse_ceiling_output(test_data::read("h200_kgo_ceiling_stdout.jsonl"));
   EXPECT_EQ(r.device["name"], "NVIDIA H200");

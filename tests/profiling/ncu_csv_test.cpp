@@ -5,6 +5,7 @@
 #include <filesystem>
 
 #include "core/files.hpp"
+#include "tests/profiling/test_data.hpp"
 
 namespace kgo::profiling {
 
@@ -97,13 +98,10 @@ TEST(NcuCsvTest, DetailsPageFromH200) {
   EXPECT_NE(l.rules[0].description.find("greater than 80.0%"), std::string::npos);
 }
 
-// kgo's own ncu output from the H200 (committed evidence, so this runs in every clone): the
-// harness's stdout lines and ==PROF== lines precede the table; rows are named by raw metric.
+// kgo's own ncu output from the H200 run of 2026-11-20 (tests/profiling/data, so this runs in every
+// clone): the harness's stdout lines and ==PROF== lines precede the table; rows are named by raw metric.
 TEST(NcuCsvTest, KgoHarnessRunOnH200) {
-  auto text = core::try_read_file(std::filesystem::path(KGO_SOURCE_DIR) /
-                                  "evidence/harness-h200-2026-11-20/ncu.csv");
-  ASSERT_TRUE(text) << "committed evidence/harness-h200-2026-11-20/ncu.csv is missing";
-  NcuReport r = parse_ncu_csv(*text);
+  NcuReport r = parse_ncu_csv(test_data::read("h200_kgo_harness_ncu.csv"));
   EXPECT_EQ(r.page, "details");  // `--metrics` without `--page raw`: section "Command line profiler metrics"
   ASSERT_EQ(r.launches.size(), 8u);
   ASSERT_TRUE(r.launches[0].number("gpu__time_duration.sum"));

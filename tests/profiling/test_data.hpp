@@ -1,6 +1,6 @@
 #pragma once
 // Test data of tests/profiling/data/: SASS, PTX, ncu CSVs and compiler reports captured on the H200
-// (see evidence/profiling-h200-2026-11-20/README.md for how they were made).
+// (evidence/profiling-h200-2026-11-20.md says how they were made).
 #include <filesystem>
 #include <string>
 

@@ -4,24 +4,38 @@ import json
 import os
 import pathlib
 
-PROTOCOL = 1
-COMMANDS = ("check", "bench", "env", "run-once", "catalog", "shutdown")
+SCHEMA_DIR = pathlib.Path(__file__).resolve().parents[2] / "schemas" / "harness"
+
+
+def _load_schema(name):
+    path = SCHEMA_DIR / name
+    try:
+        return json.loads(path.read_text())
+    except (OSError, ValueError) as e:
+        raise SystemExit(f"kgo harness: cannot read {path} ({e}); the harness reads its protocol's names and "
+                         "defaults from schemas/harness/, which must sit beside tools/ (reinstall kgo)")
+
+
+# Every name and default shared with kgo is declared once, in schemas/harness/ (kgo's C++ gets
+# core/harness_protocol.hpp generated from the same files); nothing here restates one.
+_REQUEST = _load_schema("request.schema.json")["properties"]
+_VERDICT = _load_schema("result.schema.json")["properties"]["verdict"]
+PROTOCOL = _REQUEST["protocol"]["const"]
+COMMANDS = tuple(_REQUEST["command"]["enum"])
+CONTRACTS = tuple(_REQUEST["contract"]["enum"])
 # Commands whose answer is the same on every device: a warm worker answers them whatever its device.
 DEVICE_FREE = ("catalog",)
 NEEDS_KERNEL = ("check", "bench", "run-once")
-SCHEMA_DIR = pathlib.Path(__file__).resolve().parents[2] / "schemas" / "harness"
 
-BENCH_DEFAULTS = {"runs": 10, "precision_pct": 0.5, "max_runs": 200, "warmup": 3, "warmup_ms": 25.0, "warmup_credit": True, "graph": "auto", "graph_threshold_us": 20.0,
-                  "graph_batch": 20, "rotate": "auto", "flush_l2": True, "baselines": ["eager", "compile"],
-                  "check_outputs": True}
-DEFAULTS = {"protocol": PROTOCOL, "reference": None, "problem": None, "contract": "auto", "op": None, "entry": None,
-            "dtype": "float32", "shapes": [], "edge_shapes": True, "trials": 3, "seed": None,
-            "device": "cuda", "args": {}, "atol": None, "rtol": None, "max_rel_err": None,
-            "determinism": "bitwise", "delegation": True, "case_timeout_s": 30.0, "total_timeout_s": None,
-            "isolate": "request", "arch": None, "cache_dir": None, "work": [], "dims": {}, "inputs": None,
-            "outputs": None, "sizes": {}, "memory_limit_mb": None, "allow_ops": [], "ceilings": None,
-            "unconfined": False}
-BENCH_SHAPES = [[256, 256], [1024, 1024], [4096, 4096]]
+DEFAULTS = {k: v["default"] for k, v in _REQUEST.items() if "default" in v and k not in ("bench", "run_once")}
+BENCH_DEFAULTS = {k: v["default"] for k, v in _REQUEST["bench"]["properties"].items()}
+RUN_ONCE_DEFAULTS = {k: v["default"] for k, v in _REQUEST["run_once"]["properties"].items()}
+# The defaults of one command where they differ from DEFAULTS ("x-kgo-by-command"; bench: the seed's sizes).
+BY_COMMAND = {}
+for _key, _prop in _REQUEST.items():
+    for _cmd, _value in _prop.get("x-kgo-by-command", {}).items():
+        BY_COMMAND.setdefault(_cmd, {})[_key] = _value
+BENCH_SHAPES = BY_COMMAND["bench"]["shapes"]
 
 class RequestError(Exception):
     """The request is invalid; the message names the field and the fix."""
@@ -32,10 +46,7 @@ def _schema_errors(request):
         import jsonschema
     except ImportError:
         return []
-    path = SCHEMA_DIR / "request.schema.json"
-    if not path.is_file():
-        return []
-    schema = json.loads(path.read_text())
+    schema = _load_schema("request.schema.json")
     validator = jsonschema.Draft202012Validator(schema)
     return [f"{'/'.join(map(str, e.absolute_path)) or '(top)'}: {e.message}"
             for e in validator.iter_errors(request)]
@@ -43,9 +54,7 @@ def _schema_errors(request):
 
 def _basic_checks(request):
     """The checks that matter most, also where jsonschema is not installed."""
-    enums = {"contract": ("auto", "seed", "op", "cuda", "fmh66", "kernelbench", "sol-execbench",
-                          "tritonbench", "opus24"), "device": ("cuda", "cpu"),
-             "determinism": ("bitwise", "off"), "isolate": ("request", "case")}
+    enums = {key: tuple(_REQUEST[key]["enum"]) for key in ("contract", "device", "determinism", "isolate")}
     for key, allowed in enums.items():
         if key in request and request[key] not in allowed:
             raise RequestError(f"{key}: '{request[key]}' is not one of {', '.join(allowed)}")
@@ -68,11 +77,12 @@ def normalize(request, command=None):
         raise RequestError("invalid request: " + "; ".join(errors[:5]) +
                            " (see schemas/harness/request.schema.json)")
     _basic_checks(request)
-    req = dict(DEFAULTS)
+    cmd = command or request.get("command")
+    req = json.loads(json.dumps(DEFAULTS))  # a deep copy: no request shares a default's list or dict
+    req.update(json.loads(json.dumps(BY_COMMAND.get(cmd, {}))))
     req.update(request)
     req["bench"] = {**BENCH_DEFAULTS, **request.get("bench", {})}
-    req["run_once"] = {"warmup": 1, "nvtx": "kgo_run", **request.get("run_once", {})}
-    cmd = command or request.get("command")
+    req["run_once"] = {**RUN_ONCE_DEFAULTS, **request.get("run_once", {})}
     if request.get("command") and command and request["command"] != command:
         raise RequestError(f"request says command '{request['command']}' but the harness was run as "
                            f"'{command}'; drop the field or make them agree")
@@ -102,12 +112,10 @@ def normalize(request, command=None):
         # Drawn per request: a kernel that knew the inputs' seeds could prepare their answers before it is observed.
         import secrets
         req["seed"] = secrets.randbelow(2 ** 31 - 1)
-    if req["total_timeout_s"] is None:
-        req["total_timeout_s"] = 600.0 if cmd == "bench" else 60.0
-    req["shapes_given"] = bool(request.get("shapes_given", bool(req["shapes"])))
     req["dtype_given"] = bool(request.get("dtype_given", "dtype" in request))
-    if not req["shapes"] and cmd in ("bench", "run-once"):
-        req["shapes"] = [list(s) for s in BENCH_SHAPES] if cmd == "bench" else [[1024, 1024]]
+    req["shapes_given"] = bool(request.get("shapes_given", bool(request.get("shapes"))))
+    if not req["shapes"]:  # an explicit [] means the command's default too
+        req["shapes"] = json.loads(json.dumps(BY_COMMAND.get(cmd, {}).get("shapes", [])))
     req["args"] = {k: str(v) for k, v in req["args"].items()}
     return req
 
@@ -142,23 +150,14 @@ def error_result(command, message, req=None):
     return res
 
 
-# The verdicts, strongest first; each is defined here and only here (schemas and docs list the same names).
-VERDICTS = {
-    "REWARD_HACK": "the kernel tampered with the measurement or the judge (patched timers or harness code, "
-                   "a time below the physical floor)",
-    "INVALID_REFERENCE": "the reference produced NaN/Inf from finite inputs, so it cannot judge anything",
-    "CRASH": "the kernel's process died or left the GPU unusable",
-    "TIMEOUT_FAIL": "a case or the request ran past its time limit",
-    "FAIL": "an output differs from the reference, or a rule (delegation, streams, determinism) was broken",
-    "PASS": "every case matched the reference and no rule was broken",
-}
+# The verdicts, strongest first, with what each means: result.schema.json's "verdict" (enum, x-kgo-meanings).
+VERDICTS = {v: _VERDICT["x-kgo-meanings"][v] for v in _VERDICT["enum"]}
 
 
 def merge_verdicts(statuses):
     """The strongest verdict of VERDICTS among `statuses` (SKIPPED is ignored); PASS when none."""
-    order = list(VERDICTS)[:-1]
-    for v in order:
-        if v in statuses:
+    for v in VERDICTS:
+        if v != "PASS" and v in statuses:
             return v
     return "PASS"
 

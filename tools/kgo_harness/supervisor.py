@@ -254,7 +254,7 @@ def run_request(req, session):
     except RuntimeError as e:
         if req["command"] == "env":
             from kgo_harness.judge import envinfo
-            rep = envinfo.env_report(req.get("device", "cuda"))
+            rep = envinfo.env_report(req.get("device", "cuda"), req.get("tools"))
             res.update(rep)
             res["missing"] = rep["missing"] + [str(e)]
             res.update({"verdict": "FAIL", "ready": False, "message": str(e)})

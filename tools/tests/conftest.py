@@ -4,6 +4,7 @@ import ctypes
 import json
 import os
 import pathlib
+import shutil
 import subprocess
 import sys
 
@@ -29,6 +30,14 @@ def _has_cuda():
         return False
 
 
+def _tool(name):
+    """What kgo would send as the request's tools.<name> (core/tools.hpp, which searches more places; PATH and
+    /usr/local/cuda/bin cover the test machines): the harness itself searches for no CUDA program."""
+    found = shutil.which(name) or shutil.which(name, path="/usr/local/cuda/bin")
+    return str(found) if found else None
+
+
+CUDA_TOOLS = {"nvcc": _tool("nvcc"), "ncu": _tool("ncu")}
 HAS_CUDA = _has_cuda()
 DEVICES = ["cpu"] + (["cuda"] if HAS_CUDA else [])
 needs_cuda = pytest.mark.skipif(not HAS_CUDA, reason="needs a CUDA GPU")
@@ -54,6 +63,7 @@ class Serve:
 
     def __call__(self, **req):
         req.setdefault("command", "check")
+        req.setdefault("tools", CUDA_TOOLS)
         self.proc.stdin.write(json.dumps(req) + "\n")
         self.proc.stdin.flush()
         line = self.proc.stdout.readline()

@@ -3,7 +3,7 @@ import pathlib
 
 import pytest
 
-from conftest import HAS_CUDA, kernel
+from conftest import CUDA_TOOLS, HAS_CUDA, kernel
 from kgo_harness.formats import cuda_contract as cc
 
 
@@ -43,11 +43,11 @@ def test_scalar_values():
         cc.scalar_values(three, [4, 8], {})
 
 
-@pytest.mark.skipif(cc.nvcc_path() is None, reason="needs nvcc")
+@pytest.mark.skipif(CUDA_TOOLS["nvcc"] is None, reason="needs nvcc")
 def test_compile_is_cached_by_content(tmp_path):
-    so, fresh, _ = cc.compile_so(kernel("vector_add.cu"), "sm_90", tmp_path)
+    so, fresh, _ = cc.compile_so(kernel("vector_add.cu"), "sm_90", tmp_path, CUDA_TOOLS["nvcc"])
     assert fresh and so.is_file() and so.parent == tmp_path / "cuda"
-    again, fresh2, _ = cc.compile_so(kernel("vector_add.cu"), "sm_90", tmp_path)
+    again, fresh2, _ = cc.compile_so(kernel("vector_add.cu"), "sm_90", tmp_path, CUDA_TOOLS["nvcc"])
     assert again == so and not fresh2
 
 
@@ -94,6 +94,12 @@ def test_a_solve_that_calls_torch_from_its_host_code_is_delegation(harness, tmp_
     """Its own kernel is right, but its host code calls back into the interpreter for torch work: the delegation
     check sees the aten ops of that work (it was "not applicable" to the CUDA contract, and this passed)."""
     res = harness(kernel=kernel("hack_cuda_callback.cu"), op="add", device="cuda", shapes=[[1000]], trials=1,
-                  cache_dir=str(tmp_path))
+                  cache_dir=str(tmp_path), tools=CUDA_TOOLS)
     assert res["verdict"] == "FAIL" and res["delegation"]["delegated"] is True, res["message"]
     assert "aten::exp" in res["delegation"]["message"], res["delegation"]["message"]
+
+
+def test_without_an_nvcc_from_kgo_the_harness_does_not_search_for_one(tmp_path):
+    """The CUDA tool finder is kgo's (core/tools.hpp): a request without tools.nvcc is refused, naming the fix."""
+    with pytest.raises(cc.ContractError, match="kgo found no nvcc"):
+        cc.compile_so(kernel("vector_add.cu"), "sm_90", tmp_path, None)

@@ -2,7 +2,7 @@
 read and one write per element: the bandwidth floor; mean and variance come from the same registers, two-pass
 for accuracy); narrow rows are packed [ROWS, BLOCK] per program; longer rows use the tiled kernel of v2. The
 launch settings in config() come from the H200 sweep of bench/harness_h200.py
-(evidence/harness-h200-2026-11-20/sweep.json): one program per row tile with 4 warps was the fastest
+(evidence/harness-h200-2026-11-20.md, sweep.json): one program per row tile with 4 warps was the fastest
 setting there, ahead of persistent grids."""
 import torch
 import triton

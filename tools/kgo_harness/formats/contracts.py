@@ -337,7 +337,8 @@ class Problem:
             major, minor = torch.cuda.get_device_capability()
             arch = f"sm_{major}{minor}"
         try:
-            so, _, seconds = cuda_contract.compile_so(self.kernel_path, arch, cache_dir(self.req))
+            so, _, seconds = cuda_contract.compile_so(self.kernel_path, arch, cache_dir(self.req),
+                                                          (self.req.get("tools") or {}).get("nvcc"))
         except cuda_contract.ContractError as e:
             raise LoadError(str(e)) from e
         self.compile_s = seconds

@@ -4,7 +4,6 @@ import ctypes
 import hashlib
 import os
 import re
-import shutil
 import subprocess
 import tempfile
 from dataclasses import dataclass
@@ -152,16 +151,6 @@ def buffer_numel(name, sizes, scalars, default):
     return value
 
 
-def nvcc_path():
-    found = shutil.which("nvcc")
-    if found:
-        return found
-    for home in (os.environ.get("CUDA_HOME"), os.environ.get("CUDA_PATH"), "/usr/local/cuda"):
-        if home and os.path.isfile(os.path.join(home, "bin", "nvcc")):
-            return os.path.join(home, "bin", "nvcc")
-    return None
-
-
 def nvcc_version(path):
     try:
         out = subprocess.run([path, "--version"], capture_output=True, text=True, timeout=30).stdout
@@ -174,13 +163,13 @@ def nvcc_version(path):
 FLAGS = ["-O3", "-lineinfo", "-shared", "-Xcompiler", "-fPIC"]
 
 
-def compile_so(source_path, arch, cache_root):
-    """Path of the shared library for kernel.cu, compiled at most once per content/arch/nvcc version.
-    Returns (path, compiled_now: bool, seconds)."""
-    nvcc = nvcc_path()
-    if nvcc is None:
-        raise ContractError("nvcc is not on PATH (nor in $CUDA_HOME/bin); install the CUDA toolkit or add "
-                            "it to PATH to use the CUDA contract")
+def compile_so(source_path, arch, cache_root, nvcc):
+    """Path of the shared library for kernel.cu, compiled at most once per content/arch/nvcc version, with the
+    nvcc kgo resolved (the request's "tools"; the harness searches for none). Returns (path, compiled_now, seconds)."""
+    if not nvcc:
+        raise ContractError("kgo found no nvcc (it searches PATH, then $CUDA_PATH, $CUDA_HOME, $CUDA_ROOT and "
+                            "/usr/local/cuda: core/tools.hpp); install the CUDA toolkit or add it to PATH to use "
+                            "the CUDA contract")
     with open(source_path, "rb") as f:
         source = f.read()
     version = nvcc_version(nvcc) or "unknown"

@@ -13,7 +13,6 @@ from kgo_harness.formats import contract_fmh66, contract_kernelbench, contract_o
 
 ADAPTERS = {"fmh66": contract_fmh66, "kernelbench": contract_kernelbench, "sol-execbench": contract_solexec,
             "tritonbench": contract_tritonbench, "opus24": contract_opus24}
-NAMES = ("auto", "seed", "op", "cuda") + tuple(ADAPTERS)
 
 
 def _text(path):

@@ -87,11 +87,8 @@ def clocks():
     return None
 
 
-def tool_version(name, pattern):
-    path = shutil.which(name)
-    if name == "nvcc" and not path:
-        from kgo_harness.formats.cuda_contract import nvcc_path
-        path = nvcc_path()
+def tool_version(path, pattern):
+    """{path, version} of a CUDA program at `path` (kgo resolved it; None: kgo found none)."""
     if not path:
         return {"path": None, "version": None}
     m = re.search(pattern, _run([path, "--version"]))
@@ -164,8 +161,10 @@ def triton_version():
         return None
 
 
-def env_report(device):
-    """The `env` command's fields: everything kgo's env_check.md needs, with `ready` and `missing`."""
+def env_report(device, tools=None):
+    """The `env` command's fields: everything kgo's env_check.md needs, with `ready` and `missing`. `tools`: the
+    request's paths of nvcc and ncu, which kgo resolved (core/tools.hpp)."""
+    tools = tools or {}
     res = {"environment": environment(device), "gpu": None, "missing": []}
     missing = res["missing"]
     try:
@@ -195,8 +194,8 @@ def env_report(device):
         res["numpy"] = None
     res["python"] = platform.python_version()
     res["driver"] = driver_version() if device == "cuda" else None
-    res["nvcc"] = tool_version("nvcc", r"release\s+[0-9.]+,\s*V([0-9.]+)")
-    res["ncu"] = tool_version("ncu", r"Version\s+([0-9.]+)")
+    res["nvcc"] = tool_version(tools.get("nvcc"), r"release\s+[0-9.]+,\s*V([0-9.]+)")
+    res["ncu"] = tool_version(tools.get("ncu"), r"Version\s+([0-9.]+)")
     try:
         import pynvml  # noqa: F401
         res["pynvml"] = True

@@ -336,7 +336,7 @@ class Pool:
         # New kernel processes are forks of a template process with torch imported; only where this process
         # adopts orphans (the judge), since the template hands each fork over through an orphaned middle process.
         # On the CPU by default; on a GPU only with KGO_HARNESS_TEMPLATE=1 (it works there but is not faster:
-        # each fork still initializes CUDA; evidence/device-2026-11-25-late/, call 11).
+        # each fork still initializes CUDA; evidence/device-2026-11-25-late.md, call 11).
         self.template = None
         if template_wanted(device):
             from kgo_harness.judge import zygote

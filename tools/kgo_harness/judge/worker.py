@@ -149,12 +149,12 @@ def handle(req, emit):
 
     started = time.perf_counter()
     cmd = req["command"]
-    device = req.get("device", "cuda")
+    device = req["device"]  # normalized: protocol.normalize filled the schema's default
     ledger = {"device_s": 0.0, "compile_s": 0.0}
     if cmd == "catalog":
         return {"verdict": "PASS", "message": f"{len(ops.OPS)} ops", "ops": ops.catalog()}
     if cmd == "env":
-        rep = envinfo.env_report(device)
+        rep = envinfo.env_report(device, req.get("tools"))
         rep["verdict"] = "PASS" if rep["ready"] else "FAIL"
         rep["message"] = "ready" if rep["ready"] else "missing: " + "; ".join(rep["missing"])
         return rep
