@@ -102,10 +102,10 @@ def test_every_verdict_either_side_writes_is_in_the_result_schema():
 
 def test_every_contract_either_side_names_is_in_the_request_schema():
     bad = uses(CONTRACT_USE, lambda name: name in CONTRACTS or not re.fullmatch(r"[a-z][a-z0-9-]*", name))
-    adapters = ast.parse((PYTHON_HARNESS / "formats.py").read_text())
+    adapters = ast.parse((PYTHON_HARNESS / "formats" / "formats.py").read_text())
     for node in ast.walk(adapters):
         if isinstance(node, ast.Assign) and any(getattr(t, "id", "") == "ADAPTERS" for t in node.targets):
-            bad += [f"tools/kgo_harness/formats.py: ADAPTERS: {k.value}" for k in node.value.keys
+            bad += [f"tools/kgo_harness/formats/formats.py: ADAPTERS: {k.value}" for k in node.value.keys
                     if k.value not in CONTRACTS]
     assert not bad, ("contract names the request schema lacks (add them to schemas/harness/request.schema.json's "
                      "contract enum):\n" + "\n".join(bad))
@@ -175,6 +175,9 @@ def test_the_harness_fills_exactly_the_schema_defaults():
         assert set(req) <= FIELDS, f"{command}: fields the schema lacks: {sorted(set(req) - FIELDS)}"
         for key, prop in REQUEST.items():
             if "default" not in prop or prop.get("type") == "object" and "properties" in prop and key != "tools":
+                continue
+            if prop.get("x-kgo-drawn"):   # null in the schema: the harness draws one for each request
+                assert prop["default"] is None and isinstance(req[key], int), (key, req[key])
                 continue
             expected = prop.get("x-kgo-by-command", {}).get(command, prop["default"])
             assert req[key] == expected, f"{command}: {key} defaults to {req[key]!r}, the schema says {expected!r}"

@@ -291,9 +291,16 @@ def read_paths():
     folder = os.environ.get("KGO_CELL_ROOT")
     if folder:
         paths.add(folder)
+    import tempfile
     home = os.path.realpath(os.path.expanduser("~"))
-    # A PATH or import-path entry that is a whole home folder (or /) would open what the cell must not see.
-    return sorted(p for p in paths if os.path.realpath(p) not in ("/", home, "/root", "/home", "/tmp"))
+    # A PATH or import-path entry that is /, the temporary folder, a home folder or one above it would open what the
+    # cell must not see (a workspace, a stamp key).
+    closed = {"/", os.path.realpath(tempfile.gettempdir()), home}
+
+    def opens_too_much(p):
+        real = os.path.realpath(p)
+        return real in closed or home.startswith(real.rstrip(os.sep) + os.sep)
+    return sorted(p for p in paths if not opens_too_much(p))
 
 
 def _device_files():
