@@ -8,6 +8,8 @@
 
 #include "core/error.hpp"
 #include "core/files.hpp"
+#include "core/problem.hpp"
+#include "core/stamp.hpp"
 #include "harness/fields.hpp"
 #include "core/gpu_info.hpp"
 #include "roofline/catalog.hpp"
@@ -136,8 +138,14 @@ nlohmann::json contract_spec(const ContractFlags& f, const nlohmann::json& base)
   return j.empty() ? nlohmann::json() : j;
 }
 
+Target verdict_target(const fs::path& workspace, const core::WorkspaceConfig& cfg, const TargetOptions& opts) {
+  core::verify_problem_unchanged(workspace);
+  return workspace_target(workspace, cfg, opts);
+}
+
 Target workspace_target(const fs::path& workspace, const core::WorkspaceConfig& cfg,
                         const TargetOptions& opts) {
+  core::ensure_stamp_key(workspace);
   Target t;
   t.kernel = workspace / cfg.kernel_file;
   std::error_code ec;
