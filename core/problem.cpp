@@ -10,6 +10,7 @@
 #include "core/error.hpp"
 #include "core/files.hpp"
 #include "core/git.hpp"
+#include "core/strings.hpp"
 #include "core/untrusted.hpp"
 
 namespace kgo::core {
@@ -138,12 +139,16 @@ std::optional<std::string> problem_difference(const fs::path& workspace) {
   Snapshot head = snapshot(at(*repo, "HEAD"));
   Snapshot work = snapshot([&](const std::string& rel) { return try_read_file(workspace / rel); });
   if (auto files = differing(head, work); !files.empty()) {
-    const std::string& f = files.front();
-    std::string path = f == k_config_entry ? "kgo.json" : f;
-    return f + " differs from its committed version; a kernel is judged against the committed problem only: " +
-           (base ? "restore it (git checkout -- " + path + "); the baseline V" + std::to_string(base->version) +
-                       " fixed the problem, so a new one needs a new workspace (kgo init --force)"
-                 : "restore it (git checkout -- " + path + ") or commit the change (git commit " + path + ")");
+    std::vector<std::string> paths;
+    for (const auto& f : files) paths.push_back(f == k_config_entry ? "kgo.json" : f);
+    std::string what = files.size() == 1 ? files[0] + " differs from its committed version"
+                                         : join(files, ", ", " and ") + " differ from their committed versions";
+    std::string it = files.size() == 1 ? "it" : "them";
+    return what + "; a kernel is judged against the committed problem only: restore " + it + " (git checkout -- " +
+           join(paths, " ") + ")" +
+           (base ? "; the baseline V" + std::to_string(base->version) +
+                       " fixed the problem, so a new problem needs a new workspace (kgo init --force)"
+                 : " or commit the change (git commit " + join(paths, " ") + ")");
   }
   if (!base) return std::nullopt;
   auto files = differing(snapshot(at(*repo, base->commit)), head);
