@@ -72,7 +72,7 @@ std::optional<GitRepo> open_repo(const fs::path& ws) {
   if (!fs::exists(ws / ".git", ec)) return std::nullopt;
   GitRepo repo = GitRepo::open(ws);
   if (!repo.head()) return std::nullopt;
-  return repo;
+  return std::optional<GitRepo>(std::move(repo));
 }
 
 std::optional<Baseline> baseline_in(const GitRepo& repo, const std::vector<CommitInfo>& log) {

@@ -38,8 +38,8 @@ void record_measurement(const std::filesystem::path& workspace, int n, const std
                         nlohmann::json value, const std::string& kernel_sha256, const std::string& tool,
                         const StampInputs& inputs);
 
-// The aten ops a record's measurements relied on: the union of its correctness and performance stamps'
-// allowed_ops, sorted; empty when none (or stamps older than the field).
+// The aten ops a record's measurements relied on: the union of the allowed_ops of its correctness and
+// performance stamps, sorted; empty when none (or when the stamps are older than the field).
 std::vector<std::string> allowed_ops(const nlohmann::json& record);
 
 // The MAC of `measurement` (its stamp.mac ignored) as field `field` of record `n`, under the key as the

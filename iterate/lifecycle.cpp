@@ -104,11 +104,11 @@ AcceptResult accept_iteration(const fs::path& ws, int n) {
   out.kernel_sha256 = sha;
   std::vector<std::string> allowed = core::allowed_ops(rec);
   out.message = fmt::format("V{}: {} | {} (bottleneck: {}){}", n, perf_text(rec), summary_text(rec), evidence_text(rec),
-                            allowed.empty() ? "" : " [--allow-op " + core::join(allowed, ",") + "]");
+                            allowed.empty() ? "" : " [--allow-op " + kgo::join(allowed, ",") + "]");
   std::string body = "\n\nkernel: " + cfg.kernel_file + " sha256 " + sha + "\nrecord: " + record_rel(n) +
                      "\ncorrectness: PASS, stamped by " + rec["correctness"]["stamp"].value("tool", "?") + "\n";
   if (!allowed.empty()) {
-    body += "allowed ops: " + core::join(allowed, ", ") +
+    body += "allowed ops: " + kgo::join(allowed, ", ") +
             " (--allow-op: the verdict counted these aten ops as the kernel's own work, not delegation)\n";
   }
   core::TxnCommit iteration{out.message + body, {}, {}};

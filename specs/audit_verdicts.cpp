@@ -31,7 +31,7 @@ void audit_verdict_basis(const std::filesystem::path& workspace, AuditReport& re
     if (ops.empty()) continue;
     AuditWarning w;
     w.file = "memory/" + core::version_name(n) + ".json";
-    w.reason = "its verdict counted " + core::join(ops, ", ") +
+    w.reason = "its verdict counted " + kgo::join(ops, ", ") +
                " as the kernel's own work (--allow-op): torch may have done that part of the work";
     w.allowed_ops = std::move(ops);
     report.warnings.push_back(std::move(w));

@@ -30,7 +30,7 @@ int main(int argc, char** argv) {
                                   {"details", {{"cases", nlohmann::json::array({one_case})}}}};
     if (std::getenv("KGO_STAMP_NO_CASES")) correctness.erase("details");
     kgo::core::StampInputs inputs;
-    if (const char* ops = std::getenv("KGO_STAMP_ALLOWED_OPS")) inputs.allowed_ops = kgo::core::split(ops, ',');
+    if (const char* ops = std::getenv("KGO_STAMP_ALLOWED_OPS")) inputs.allowed_ops = kgo::split(ops, ',');
     kgo::core::ensure_stamp_key(ws);
     kgo::core::record_measurement(ws, n, "correctness", correctness, sha, "kgo_test_stamp", inputs);
     if (argc > 4) {
