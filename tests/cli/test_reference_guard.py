@@ -12,7 +12,7 @@ import stat
 import pytest
 
 from conftest import KGO_BIN, SOURCE_DIR, git, run_kgo, validate
-from iteration_helpers import accepted_v0, kgo_ok, pending, record, stamp, subjects
+from iteration_helpers import accepted_v0, kgo_ok, pending, record, write_plan
 from planted import CPU, GOOD, check, wrong
 
 EX = SOURCE_DIR / "examples" / "formats"
@@ -30,22 +30,20 @@ def commit(ws, message, *paths):
 
 
 def test_every_verdict_path_refuses_an_uncommitted_reference(workspace, tmp_path):
-    original = (workspace / "ref.py").read_text()
-    (workspace / "ref.py").write_text(WRONG_REF)
+    accepted_v0(workspace)
+    write_plan(workspace, 1)
+    (workspace / "ref.py").write_text(WRONG_REF)  # agrees with the wrong kernel below
     bad = tmp_path / "wrong.py"
     bad.write_text(wrong())
+    head = git("rev-parse", "HEAD", cwd=workspace).stdout
+    r = run_kgo("propose", "--workspace", workspace, "--kernel", bad, *CPU, "--trials", "1")
+    assert r.rc == 5 and "ref.py differs from its committed version" in r.err, (r.rc, r.out, r.err)
+    assert (workspace / "kernel.py").read_text() == GOOD  # refused before the candidate was copied in
+    assert git("rev-parse", "HEAD", cwd=workspace).stdout == head
     for args in (["check", *CPU], ["bench", "--device", "cpu", "--size", "8x33"],
                  ["baseline", "--device", "cpu", "--shape", "8x33", "--no-edge-shapes"]):
         r = run_kgo(*args, "--workspace", workspace)
         assert r.rc == 5 and "ref.py differs from its committed version" in r.err, (args, r.rc, r.err)
-    (workspace / "ref.py").write_text(original)
-    accepted_v0(workspace)
-    (workspace / "ref.py").write_text(WRONG_REF)
-    head = git("rev-parse", "HEAD", cwd=workspace).stdout
-    r = run_kgo("propose", "--workspace", workspace, "--kernel", bad, *CPU, "--trials", "1")
-    assert r.rc == 5 and "ref.py differs from its committed version" in r.err, r.err
-    assert (workspace / "kernel.py").read_text() == GOOD  # refused before the candidate was copied in
-    assert git("rev-parse", "HEAD", cwd=workspace).stdout == head
 
 
 def test_a_hand_commit_of_the_reference_after_the_baseline_is_named_and_refused(workspace, tmp_path):
