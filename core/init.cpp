@@ -18,6 +18,7 @@
 #include "core/init_replace.hpp"
 #include "core/markdown.hpp"
 #include "core/resources.hpp"
+#include "core/stamp.hpp"
 
 namespace kgo::core {
 
@@ -205,6 +206,7 @@ InitResult init_workspace(const InitRequest& req, const ResolvedPlatform& platfo
                  readable_or_throw(req.reference->parent_path() / "workload.jsonl", "workload file"));
     }
     write_file(tmp / ".gitignore", k_gitignore);
+    create_stamp_key(tmp);  // before any kernel of the workspace runs (core/stamp.hpp's key rule)
     write_file(tmp / "kgo.json", nlohmann::json(cfg).dump(2) + "\n");
     std::map<std::string, std::string> vars = {
         {"name", cfg.name},         {"platform", cfg.platform},

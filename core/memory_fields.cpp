@@ -3,6 +3,7 @@
 
 #include "core/error.hpp"
 #include "core/memory.hpp"
+#include "core/problem.hpp"
 #include "core/stamp.hpp"
 #include "core/txn.hpp"
 #include "core/untrusted.hpp"
@@ -184,16 +185,18 @@ std::optional<std::string> stamp_problem(const json& record, const std::string& 
 
 void record_measurement(const fs::path& workspace, int n, const std::string& field, json value,
                         const std::string& kernel_sha256, const std::string& tool) {
-  record_measurement(workspace, n, field, std::move(value), kernel_sha256, tool, json::array());
+  record_measurement(workspace, n, field, std::move(value), kernel_sha256, tool, StampInputs{});
 }
 
 void record_measurement(const fs::path& workspace, int n, const std::string& field, json value,
-                        const std::string& kernel_sha256, const std::string& tool, const json& sources) {
+                        const std::string& kernel_sha256, const std::string& tool, const StampInputs& inputs) {
   if (field != "correctness" && field != "performance") {
     throw Error("record_measurement writes only correctness or performance, not '" + field + "'", ExitCode::internal);
   }
   if (!value.is_object()) throw Error(field + " must be a JSON object", ExitCode::internal);
   LockedWorkspace guard(workspace);
+  // Nothing is stamped against a problem other than the committed one its baseline fixed (core/problem.hpp).
+  if (auto why = problem_difference(workspace)) throw Error("refusing to record: " + *why, ExitCode::kernel_missing);
   json rec = read_record(workspace, n);
   if (gate_result(rec) != "PENDING") {
     throw Error(version_name(n) + " was already " + (gate_result(rec) == "PASS" ? "accepted" : "rejected") +
@@ -217,7 +220,8 @@ void record_measurement(const fs::path& workspace, int n, const std::string& fie
       value["comparison_with_previous"] = nullptr;
     }
   }
-  if (sources.is_array() && !sources.empty()) value["stamp"]["sources"] = sources;
+  if (inputs.sources.is_array() && !inputs.sources.empty()) value["stamp"]["sources"] = inputs.sources;
+  value["stamp"]["allowed_ops"] = inputs.allowed_ops;
   value["stamp"]["mac"] = stamp_mac(workspace, n, field, value);
   rec[field] = std::move(value);
   write_record(workspace, n, rec);

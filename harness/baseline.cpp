@@ -124,8 +124,8 @@ std::string checks_text(const nlohmann::json& result) {
 BaselineReport run_baseline(const fs::path& ws, const BaselineOptions& o) {
   core::LockedWorkspace guard(ws);
   core::WorkspaceConfig cfg = core::load_config(ws);
+  Target target = verdict_target(ws, cfg, o.target);
   require_stage_one(ws);
-  Target target = workspace_target(ws, cfg, o.target);
   if (target.device == "cpu" && o.target.device == "auto") {
     throw Error("kgo baseline measures the kernel on a GPU and none is visible (the NVIDIA driver lists none, "
                 "or CUDA_VISIBLE_DEVICES hides them); run it on the GPU machine, or pass --device cpu to commit a "

@@ -187,7 +187,7 @@ void record_bench(const fs::path& workspace, BenchReport& r) {
     return;
   }
   core::record_measurement(workspace, *choice.version, "performance", *perf, r.kernel_sha256, "kgo bench",
-                           stamp_sources(workspace, r.result));
+                           core::StampInputs{stamp_sources(workspace, r.result), r.target.allow_ops});
   write_environment(workspace, *choice.version, r.result);
   r.recorded_version = choice.version;
 }

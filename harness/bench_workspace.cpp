@@ -24,7 +24,7 @@ void check_bench_workspace_settings(const BenchSettings& s) {
 BenchReport bench_workspace(const std::filesystem::path& ws, const BenchWorkspaceOptions& o) {
   check_bench_workspace_settings(o.settings);
   core::WorkspaceConfig cfg = core::load_config(ws);
-  Target target = workspace_target(ws, cfg, o.target);
+  Target target = verdict_target(ws, cfg, o.target);
   if (o.target.shapes.empty()) {
     target.shapes = default_sizes(cfg.shapes);
     target.shapes_given = false;
@@ -45,7 +45,6 @@ BenchReport bench_workspace(const std::filesystem::path& ws, const BenchWorkspac
   nlohmann::json work = catalog_work(target.op, target.dtype, target.shapes);
   nlohmann::json ceilings =
       ceilings_for(ws, target.op, target.dtype, target.shapes.empty() ? default_sizes(cfg.shapes) : target.shapes);
-  for (const auto& f : reference_files(target)) verify_reference_committed(ws, f);
   BenchReport r = run_bench(target, s, work, ceilings);
   r.utilization = utilization_for(ws, r);
   {

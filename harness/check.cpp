@@ -146,7 +146,8 @@ void record_check(const fs::path& workspace, CheckReport& r) {
     return;
   }
   core::record_measurement(workspace, *choice.version, "correctness", correctness_value(r),
-                           r.kernel_sha256, "kgo check", stamp_sources(workspace, r.result));
+                           r.kernel_sha256, "kgo check",
+                           core::StampInputs{stamp_sources(workspace, r.result), r.target.allow_ops});
   if (!r.synthesized) write_environment(workspace, *choice.version, r.result);
   r.recorded_version = choice.version;
 }

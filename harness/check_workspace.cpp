@@ -16,7 +16,7 @@ void set_check_timeouts(CheckSettings& s, const std::string& device, std::option
 
 CheckReport check_workspace(const std::filesystem::path& ws, const CheckWorkspaceOptions& o) {
   core::WorkspaceConfig cfg = core::load_config(ws);
-  Target target = workspace_target(ws, cfg, o.target);
+  Target target = verdict_target(ws, cfg, o.target);
   CheckSettings s = o.settings;
   if (target.device == "cpu" && s.progress) {
     std::cerr << "kgo check: " << (o.target.device == "auto" ? "no GPU found; " : "")
@@ -24,7 +24,6 @@ CheckReport check_workspace(const std::filesystem::path& ws, const CheckWorkspac
               << k_cpu_timeout_scale << "; large shapes take minutes (--shape 64x1000 is quick)\n";
   }
   set_check_timeouts(s, target.device, o.case_timeout_s, o.timeout_s);
-  for (const auto& f : reference_files(target)) verify_reference_committed(ws, f);
   CheckReport r = run_check(target, s);
   if (!o.record) r.record_note = "not recorded (--no-record)";
   else if (r.verdict == "UNTRUSTED") r.record_note = "not recorded: this device cannot vouch for the verdict";

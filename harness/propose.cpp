@@ -6,6 +6,7 @@
 #include "core/files.hpp"
 #include "core/txn.hpp"
 #include "core/memory.hpp"
+#include "core/problem.hpp"
 #include "core/workspace.hpp"
 #include "harness/bench.hpp"
 #include "harness/check.hpp"
@@ -58,12 +59,13 @@ ProposeResult decide(const fs::path& ws, int n, ProposeResult r, bool accept) {
 
 ProposeResult propose(const fs::path& ws, const ProposeRequest& req) {
   core::WorkspaceConfig cfg = core::load_config(ws);
+  core::verify_problem_unchanged(ws);  // before the kernel is copied in; verdict_target checks again
   if (req.kernel) copy_kernel(ws, cfg, *req.kernel);
   int n = open_record(ws, req.description);
   ProposeResult r;
   r.version = core::version_name(n);
 
-  Target target = workspace_target(ws, cfg, req.target);
+  Target target = verdict_target(ws, cfg, req.target);
   CheckSettings s;
   s.trials = req.trials;
   s.edge_shapes = req.edge_shapes;

@@ -2,7 +2,6 @@
 
 #include "core/error.hpp"
 #include "core/files.hpp"
-#include "core/git.hpp"
 #include "core/memory.hpp"
 #include "core/resources.hpp"
 #include "harness/fields.hpp"
@@ -98,24 +97,6 @@ nlohmann::json stamp_sources(const std::filesystem::path& workspace, const nlohm
     out.push_back({{"path", rel.generic_string()}, {"sha256", s.value("sha256", "")}});
   }
   return out;
-}
-
-void verify_reference_committed(const fs::path& workspace, const std::optional<fs::path>& reference) {
-  if (!reference) return;
-  std::error_code ec;
-  fs::path rel = fs::weakly_canonical(*reference, ec).lexically_relative(fs::weakly_canonical(workspace, ec));
-  if (rel.empty() || *rel.begin() == ".." || !fs::exists(workspace / ".git")) return;
-  core::GitRepo repo = core::GitRepo::open(workspace);
-  if (!repo.head()) return;
-  std::optional<std::string> committed = repo.read_at("HEAD", rel.generic_string());
-  if (!committed) return;  // never committed: there is no committed version to differ from
-  std::optional<std::string> now = core::try_read_file(*reference);
-  if (now && *now != *committed) {
-    throw Error(rel.generic_string() + " differs from its committed version; a kernel is judged against the "
-                "committed reference only: commit the change (git commit " + rel.generic_string() +
-                ") or restore it (git checkout -- " + rel.generic_string() + ")",
-                ExitCode::kernel_missing);
-  }
 }
 
 }  // namespace kgo::harness

@@ -35,10 +35,6 @@ void verify_harness_hash(const std::filesystem::path& kernel, const std::string&
 // workspace, as workspace-relative paths with their SHA-256.
 nlohmann::json stamp_sources(const std::filesystem::path& workspace, const nlohmann::json& result);
 
-// Refuses (Error(kernel_missing): the reference as given is unusable) a reference inside the workspace whose bytes differ from its
-// version at HEAD: a kernel is judged against the committed reference only.
-void verify_reference_committed(const std::filesystem::path& workspace, const std::optional<std::filesystem::path>& reference);
-
 // Refuses (Error(record_error)) when the kernel file no longer has the content kgo measured.
 void verify_kernel_unchanged(const std::filesystem::path& kernel, const std::string& kgo_sha);
 

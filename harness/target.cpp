@@ -9,6 +9,8 @@
 #include "core/error.hpp"
 #include "core/files.hpp"
 #include "core/harness_protocol.hpp"
+#include "core/problem.hpp"
+#include "core/stamp.hpp"
 #include "harness/fields.hpp"
 #include "harness/problem.hpp"
 #include "core/gpu_info.hpp"
@@ -137,8 +139,14 @@ nlohmann::json contract_spec(const ContractFlags& f, const nlohmann::json& base)
   return j.empty() ? nlohmann::json() : j;
 }
 
+Target verdict_target(const fs::path& workspace, const core::WorkspaceConfig& cfg, const TargetOptions& opts) {
+  core::verify_problem_unchanged(workspace);
+  return workspace_target(workspace, cfg, opts);
+}
+
 Target workspace_target(const fs::path& workspace, const core::WorkspaceConfig& cfg,
                         const TargetOptions& opts) {
+  core::ensure_stamp_key(workspace);
   Target t;
   t.kernel = workspace / cfg.kernel_file;
   std::error_code ec;
@@ -205,13 +213,6 @@ nlohmann::json target_request(const Target& t) {
     if (t.contract_spec.is_object() && t.contract_spec.contains(key)) req[key] = t.contract_spec[key];
   }
   return req;
-}
-
-std::vector<fs::path> reference_files(const Target& t) {
-  std::vector<fs::path> out;
-  if (t.reference) out.push_back(*t.reference);
-  if (t.problem) out.push_back(*t.problem);
-  return out;
 }
 
 std::string shapes_text(const std::vector<std::vector<long long>>& shapes) {

@@ -82,13 +82,16 @@ std::optional<std::string> workspace_op(const std::filesystem::path& workspace);
 std::optional<std::string> infer_op(const std::string& kernel_source);
 
 // The workspace's kernel and reference with the options applied. Throws Error(kernel_missing)
-// when the kernel file is absent.
+// when the kernel file is absent. Makes the stamp key first when the workspace has none
+// (core::ensure_stamp_key): every path that runs the workspace's kernel comes through here.
 Target workspace_target(const std::filesystem::path& workspace, const core::WorkspaceConfig& cfg,
                         const TargetOptions& opts);
 
-// The files that define the problem and are refused when they differ from their committed versions:
-// the reference and the problem file.
-std::vector<std::filesystem::path> reference_files(const Target& t);
+// The one guard of every verdict path (check, bench, baseline, propose; sweep jobs and MCP tools run
+// these as kgo children): workspace_target after refusing (Error(kernel_missing)) a problem file that
+// differs from its committed version or from the baseline's (core/problem.hpp).
+Target verdict_target(const std::filesystem::path& workspace, const core::WorkspaceConfig& cfg,
+                      const TargetOptions& opts);
 
 // The request fields describing the target (kernel, reference, contract, op, entry, dtype,
 // device, args, shapes).

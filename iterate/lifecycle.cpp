@@ -6,7 +6,9 @@
 #include "core/files.hpp"
 #include "core/git.hpp"
 #include "core/memory.hpp"
+#include "core/problem.hpp"
 #include "core/stamp.hpp"
+#include "core/strings.hpp"
 #include "core/txn.hpp"
 #include "core/workspace.hpp"
 #include "iterate/hypothesis.hpp"
@@ -68,6 +70,7 @@ AcceptResult accept_iteration(const fs::path& ws, int n) {
                 ExitCode::kernel_missing);
   }
   std::string sha = core::sha256_hex(*kernel);
+  if (auto why = core::problem_difference(ws)) throw Error("quality gate refused " + v + ": " + *why, ExitCode::quality_gate);
   for (const char* field : {"correctness", "performance"}) {
     if (std::string(field) == "performance" && !rec["performance"].is_object()) continue;
     auto why = core::stamp_problem(rec, field, sha);
@@ -99,9 +102,15 @@ AcceptResult accept_iteration(const fs::path& ws, int n) {
   AcceptResult out;
   out.version = n;
   out.kernel_sha256 = sha;
-  out.message = fmt::format("V{}: {} | {} (bottleneck: {})", n, perf_text(rec), summary_text(rec), evidence_text(rec));
+  std::vector<std::string> allowed = core::allowed_ops(rec);
+  out.message = fmt::format("V{}: {} | {} (bottleneck: {}){}", n, perf_text(rec), summary_text(rec), evidence_text(rec),
+                            allowed.empty() ? "" : " [--allow-op " + kgo::join(allowed, ",") + "]");
   std::string body = "\n\nkernel: " + cfg.kernel_file + " sha256 " + sha + "\nrecord: " + record_rel(n) +
                      "\ncorrectness: PASS, stamped by " + rec["correctness"]["stamp"].value("tool", "?") + "\n";
+  if (!allowed.empty()) {
+    body += "allowed ops: " + kgo::join(allowed, ", ") +
+            " (--allow-op: the verdict counted these aten ops as the kernel's own work, not delegation)\n";
+  }
   core::TxnCommit iteration{out.message + body, {}, {}};
   iteration.files.push_back({cfg.kernel_file, *kernel, false});
   if (plan) iteration.files.push_back({plan_relpath(n), *plan, false});

@@ -7,6 +7,7 @@
 #include "core/git.hpp"
 #include "core/json_schema.hpp"
 #include "core/memory.hpp"
+#include "core/problem.hpp"
 #include "core/txn.hpp"
 #include "core/workspace.hpp"
 #include "iterate/lifecycle.hpp"
@@ -71,6 +72,8 @@ VerifyResult verify_workspace(const fs::path& ws) {
     }
   }
   for (const auto& e : core::decided_record_edits(ws)) out.problems.push_back(e.describe());
+  auto baseline = core::find_baseline(ws);
+  for (const auto& c : core::problem_changes_since_baseline(ws)) out.problems.push_back(c.describe(baseline));
   for (int n : core::record_versions(ws)) {
     ++out.records;
     std::string v = core::version_name(n), rel = "memory/" + v + ".json";

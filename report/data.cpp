@@ -7,6 +7,7 @@
 
 #include "core/files.hpp"
 #include "core/memory.hpp"
+#include "core/stamp.hpp"
 #include "core/workspace.hpp"
 #include "iterate/hypothesis.hpp"
 #include "iterate/records.hpp"
@@ -109,6 +110,7 @@ VersionRow version_row(const fs::path& ws, const iterate::Record& r, const Repor
   else if (v.gate == "PENDING") v.decision = "pending: not decided yet";
   else v.decision = "rejected: " + (reason.empty() ? v.gate : reason);
   if (v.masked) v.decision += " (masked by a restart)";
+  v.allowed_ops = core::allowed_ops(r.j);
   const json& perf = r.j["performance"];
   if (perf.is_object()) {
     v.latency_us = num(perf, "latency_us");

@@ -38,6 +38,7 @@ struct VersionRow {
   std::string bottleneck;                                    // kgo profile's verdict
   std::string profile_note;                                  // why there is no profile, or ""
   std::string prediction;                                    // predicted vs measured, or ""
+  std::vector<std::string> allowed_ops;                      // --allow-op NAMEs its verdict relied on
   std::vector<SizeRow> sizes;
 };
 

@@ -1,5 +1,6 @@
 #include <fmt/format.h>
 
+#include "core/strings.hpp"
 #include "report/report.hpp"
 #include "report/svg.hpp"
 
@@ -75,16 +76,21 @@ std::vector<std::vector<std::string>> strategy_rows(const ReportData& d) {
 
 std::vector<std::vector<std::string>> decision_rows(const ReportData& d) {
   std::vector<std::vector<std::string>> rows;
-  for (const auto& v : d.versions) rows.push_back({"v" + std::to_string(v.n), v.gate, v.decision});
+  for (const auto& v : d.versions) {
+    std::string allowed = v.allowed_ops.empty() ? "" : "; verdict relied on --allow-op " + kgo::join(v.allowed_ops, ", ");
+    rows.push_back({"v" + std::to_string(v.n), v.gate, v.decision + allowed});
+  }
   return rows;
 }
 
 std::string best_text(const ReportData& d) {
   if (!d.best) return "- Best version: N/A (no accepted version with a stamped latency)\n- Stopping reason: " + d.stopping_reason + "\n";
   const VersionRow& b = d.versions[*d.best];
-  return fmt::format("- Best version: v{} ({})\n- v0 -> best speedup: {}\n- Stopping reason: {}\n", b.n, b.action,
+  std::string allowed = b.allowed_ops.empty() ? "" : "- Allowed ops: " + kgo::join(b.allowed_ops, ", ") +
+                        " (--allow-op: its verdict counted these aten ops as the kernel's own work; torch may have done them)\n";
+  return fmt::format("- Best version: v{} ({})\n- v0 -> best speedup: {}\n{}- Stopping reason: {}\n", b.n, b.action,
                      b.speedup_vs_v0 ? fmt::format("{:.2f}x", *b.speedup_vs_v0) : "N/A (v0 has no stamped latency)",
-                     d.stopping_reason);
+                     allowed, d.stopping_reason);
 }
 
 std::string roofs_text(const ReportData& d) {

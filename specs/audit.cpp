@@ -329,6 +329,7 @@ AuditReport audit_workspace(const fs::path& workspace, const std::optional<fs::p
       if (e.edit_commit) report.findings.back().commit = *e.edit_commit;
     }
   }
+  audit_verdict_basis(workspace, report);
   if (history) {
     std::error_code ec;
     if (!fs::exists(workspace / ".git", ec)) {

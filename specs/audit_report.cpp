@@ -27,6 +27,10 @@ nlohmann::json to_json(const AuditReport& r) {
     }
     findings.push_back(std::move(j));
   }
+  nlohmann::json warnings = nlohmann::json::array();
+  for (const auto& w : r.warnings) {
+    warnings.push_back({{"file", w.file}, {"kind", w.kind}, {"reason", w.reason}, {"allowed_ops", w.allowed_ops}});
+  }
   return nlohmann::json{{"workspace", r.workspace},
                         {"wiki", wiki::to_json(r.wiki)},
                         {"clean", r.clean()},
@@ -34,7 +38,8 @@ nlohmann::json to_json(const AuditReport& r) {
                         {"citations_checked", r.citations_checked},
                         {"registry_entries", r.registry_entries},
                         {"commits_checked", r.commits_checked},
-                        {"findings", findings}};
+                        {"findings", findings},
+                        {"warnings", warnings}};
 }
 
 std::string render_text(const AuditReport& r) {
@@ -43,6 +48,7 @@ std::string render_text(const AuditReport& r) {
     if (!f.commit.empty()) out += "[" + f.commit.substr(0, 10) + "] ";
     out += f.file + ":" + std::to_string(f.line) + ": " + f.kind + ": " + f.reason + "\n";
   }
+  for (const auto& w : r.warnings) out += "warning: " + w.file + ": " + w.kind + ": " + w.reason + "\n";
   std::string counts = std::to_string(r.files_scanned) + " files, " + std::to_string(r.citations_checked) +
                        " citations, " + std::to_string(r.registry_entries) + " registered specs" +
                        (r.commits_checked ? ", " + std::to_string(r.commits_checked) + " commits" : "");

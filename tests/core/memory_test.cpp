@@ -7,6 +7,7 @@
 
 #include "core/error.hpp"
 #include "core/files.hpp"
+#include "core/stamp.hpp"
 #include "tests/test_util.hpp"
 
 namespace kgo::core {
@@ -21,7 +22,10 @@ using kgo::test::code_of;
 
 class MemoryTest : public ::testing::Test {
  protected:
-  void SetUp() override { fs::create_directories(ws() / "memory"); }
+  void SetUp() override {
+    fs::create_directories(ws() / "memory");
+    ensure_stamp_key(ws());  // kgo makes the key before any measurement (core/stamp.hpp)
+  }
   fs::path ws() const { return m_dir.path(); }
   test::TempDir m_dir;
 };

@@ -4,6 +4,7 @@
 
 #include "core/error.hpp"
 #include "core/memory.hpp"
+#include "core/stamp.hpp"
 #include "specs/scan.hpp"
 #include "tests/test_util.hpp"
 
@@ -59,6 +60,7 @@ TEST(BenchTest, PerformanceValueUsesMediansAndTheLargestSize) {
 
 TEST(BenchTest, PerformanceValueIsAValidRecordField) {
   test::TempDir ws;
+  core::ensure_stamp_key(ws.path());  // as workspace_target makes it before the harness runs
   core::create_record(ws.path(), 0);
   core::record_measurement(ws.path(), 0, "performance", *performance_value(report()), std::string(64, 'c'),
                            "kgo bench");

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "core/memory.hpp"
+#include "core/stamp.hpp"
 #include "tests/test_util.hpp"
 
 namespace kgo::harness {
@@ -41,6 +42,7 @@ TEST(CheckTest, CorrectnessValueMapsVerdicts) {
 
 TEST(CheckTest, CorrectnessValueIsAValidRecordField) {
   test::TempDir ws;
+  core::ensure_stamp_key(ws.path());  // as workspace_target makes it before the harness runs
   core::create_record(ws.path(), 0);
   CheckReport r = report("FAIL");
   core::record_measurement(ws.path(), 0, "correctness", correctness_value(r), r.kernel_sha256, "kgo check");
