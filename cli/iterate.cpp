@@ -5,6 +5,7 @@
 #include "cli/options.hpp"
 #include "core/error.hpp"
 #include "core/memory.hpp"
+#include "harness/plan_gate.hpp"
 #include "iterate/lifecycle.hpp"
 
 namespace kgo::cli {
@@ -34,7 +35,10 @@ void register_iterate(CLI::App& app, Context& ctx) {
   CLI::App* accept = leaf("accept", "Quality gate (PASS stamp of this exact kernel), then commit kernel, plan, record, README");
   accept->add_option("version", o->version, "v<N>")->required();
   accept->callback([o, &ctx] {
-    auto r = iterate::accept_iteration(workspace_dir(ctx), core::parse_version(o->version));
+    auto ws = workspace_dir(ctx);
+    int n = core::parse_version(o->version);
+    if (n > 0) harness::require_plan(ws, n);  // its citations too, before the commit archives it
+    auto r = iterate::accept_iteration(ws, n);
     emit(ctx, {{"verb", "accept"}, {"version", core::version_name(r.version)}, {"commit", r.commit},
                {"record_commit", r.record_commit}, {"message", r.message}, {"kernel_sha256", r.kernel_sha256},
                {"files", r.files}, {"experience", r.learned}},
