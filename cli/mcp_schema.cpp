@@ -1,5 +1,7 @@
 // Output schemas for MCP: a client validates structuredContent against the schema alone (no
-// registry), so references to other schema files are inlined under $defs.
+// registry), so references to other schema files are inlined under $defs. What tools/list carries
+// is the top level of that bundle (every field, its type, which are required) or the error answer;
+// the whole bundle is the resource kgo://schemas/<file>, read once where a client wants it.
 #include <map>
 
 #include "cli/mcp.hpp"
@@ -65,8 +67,62 @@ class Bundler {
   std::map<std::string, json> m_embedded;
 };
 
+// `n` with its local $ref chain followed (siblings of a $ref override the target's keywords).
+const json& deref(const json& doc, const json& n, json& scratch) {
+  const json* at = &n;
+  for (int hops = 0; at->is_object() && at->contains("$ref") && hops < 16; ++hops) {
+    std::string ref = (*at)["$ref"].get<std::string>();
+    if (ref.rfind("#", 0) != 0) break;
+    json::json_pointer ptr(ref.substr(1));
+    if (!doc.contains(ptr)) break;
+    json merged = doc.at(ptr);
+    for (auto& [k, v] : at->items()) {
+      if (k != "$ref") merged[k] = v;
+    }
+    scratch = std::move(merged);
+    at = &scratch;
+  }
+  return *at;
+}
+
+// The schema `n` to `depth` levels of properties: type, enum, const and required kept; below that
+// only the type. Alternatives (oneOf, anyOf) keep their depth.
+json shallow(const json& doc, const json& node, int depth) {
+  json scratch;
+  const json& n = deref(doc, node, scratch);
+  if (!n.is_object()) return n;
+  json out = json::object();
+  for (const char* k : {"type", "enum", "const"}) {
+    if (n.contains(k)) out[k] = n[k];
+  }
+  if (depth <= 0) return out;
+  if (n.contains("required")) out["required"] = n["required"];
+  if (n.contains("properties") && n["properties"].is_object()) {
+    for (auto& [k, v] : n["properties"].items()) out["properties"][k] = shallow(doc, v, depth - 1);
+  }
+  if (n.contains("additionalProperties") && n["additionalProperties"].is_boolean()) {
+    out["additionalProperties"] = n["additionalProperties"];
+  }
+  for (const char* k : {"oneOf", "anyOf"}) {
+    if (!n.contains(k)) continue;
+    for (const auto& alt : n[k]) out[k].push_back(shallow(doc, alt, depth));
+  }
+  if (n.contains("items") && n["items"].is_object()) out["items"] = shallow(doc, n["items"], depth - 1);
+  return out;
+}
+
+json top_level(const std::string& relative) {
+  json full = bundled_schema(relative);
+  return shallow(full, full, 1);
+}
+
 }  // namespace
 
 json bundled_schema(const std::string& relative) { return Bundler(relative).take(); }
+
+json output_schema(const std::string& relative) {
+  static const json error = top_level("cli/error.schema.json");
+  return {{"type", "object"}, {"anyOf", json::array({top_level(relative), error})}};
+}
 
 }  // namespace kgo::cli::mcp
