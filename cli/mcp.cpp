@@ -2,7 +2,7 @@
 #include <memory>
 
 #include "cli/commands.hpp"
-#include "cli/mcp.hpp"
+#include "mcp/mcp.hpp"
 #include "core/error.hpp"
 
 namespace kgo::cli {

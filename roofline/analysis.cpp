@@ -86,10 +86,13 @@ Inputs select_inputs(const specs::Registry& reg, const std::string& compute_metr
   if (!missing.empty()) {
     std::string list;
     for (const auto& m : missing) list += (list.empty() ? "" : ", ") + m;
+    // A dtype's tensor peak ("bf16_tensor") is registered by `spec auto --dtype bf16`, not by plain `spec auto`.
+    std::string dtype = compute_metric.substr(0, compute_metric.find('_'));
+    std::string fix = !peak && compute_metric != "fp32" ? "kgo spec auto --dtype " + dtype : "kgo spec auto";
     throw Error(fmt::format("the workspace spec registry (specs.json) has no registered {} for {}; run "
-                            "`kgo spec auto` to register them from the gpu-wiki (or `kgo spec add` with a "
+                            "`{}` to register them from the gpu-wiki (or `kgo spec add` with a "
                             "citation). kgo roofline never substitutes a number of its own.",
-                            list, reg.platform.empty() ? "this platform" : reg.platform),
+                            list, reg.platform.empty() ? "this platform" : reg.platform, fix),
                 ExitCode::missing_spec);
   }
   in.bandwidth = *bw;

@@ -6,7 +6,7 @@
 #include <set>
 #include <regex>
 
-#include "cli/mcp.hpp"
+#include "mcp/mcp.hpp"
 #include "core/error.hpp"
 #include "core/files.hpp"
 #include "core/markdown.hpp"
@@ -14,7 +14,7 @@
 #include "core/resources.hpp"
 #include "core/workspace.hpp"
 
-namespace kgo::cli::mcp {
+namespace kgo::mcp {
 
 namespace {
 
@@ -156,4 +156,4 @@ json handle_request(const std::string& method, const json& params, const ServerO
   throw Error("method not found: " + method, ExitCode::failure);
 }
 
-}  // namespace kgo::cli::mcp
+}  // namespace kgo::mcp

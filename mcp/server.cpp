@@ -7,11 +7,11 @@
 #include <iostream>
 #include <map>
 
-#include "cli/mcp.hpp"
+#include "mcp/mcp.hpp"
 #include "core/error.hpp"
 #include "core/resources.hpp"
 
-namespace kgo::cli::mcp {
+namespace kgo::mcp {
 
 // mcp_methods.cpp; `recent`: the workspace the latest tool call named, for resources.
 json handle_request(const std::string& method, const json& params, const ServerOptions& opts,
@@ -268,4 +268,4 @@ int serve(const ServerOptions& opts) {
   return Server(opts).run();
 }
 
-}  // namespace kgo::cli::mcp
+}  // namespace kgo::mcp

@@ -4,11 +4,11 @@
 // the whole bundle is the resource kgo://schemas/<file>, read once where a client wants it.
 #include <map>
 
-#include "cli/mcp.hpp"
+#include "mcp/mcp.hpp"
 #include "core/files.hpp"
 #include "core/resources.hpp"
 
-namespace kgo::cli::mcp {
+namespace kgo::mcp {
 
 namespace {
 
@@ -125,4 +125,4 @@ json output_schema(const std::string& relative) {
   return {{"type", "object"}, {"anyOf", json::array({top_level(relative), error})}};
 }
 
-}  // namespace kgo::cli::mcp
+}  // namespace kgo::mcp

@@ -11,11 +11,11 @@
 #include <map>
 #include <set>
 
-#include "cli/mcp.hpp"
+#include "mcp/mcp.hpp"
 #include "core/error.hpp"
 #include "core/files.hpp"
 
-namespace kgo::cli::mcp {
+namespace kgo::mcp {
 
 namespace {
 
@@ -154,4 +154,4 @@ SeedChain seed_chain(const std::string& kind, const json& args, const ServerOpti
   return c;
 }
 
-}  // namespace kgo::cli::mcp
+}  // namespace kgo::mcp

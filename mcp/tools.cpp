@@ -5,10 +5,10 @@
 #include <regex>
 #include <set>
 
-#include "cli/mcp.hpp"
+#include "mcp/mcp.hpp"
 #include "core/error.hpp"
 
-namespace kgo::cli::mcp {
+namespace kgo::mcp {
 
 namespace {
 
@@ -465,4 +465,4 @@ const Tool* find_tool(const std::string& name) {
   return nullptr;
 }
 
-}  // namespace kgo::cli::mcp
+}  // namespace kgo::mcp

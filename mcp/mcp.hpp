@@ -1,8 +1,9 @@
 #pragma once
 // `kgo mcp`: a Model Context Protocol server on stdio. Every tool runs kgo itself (or another
 // program) as a child process with a timeout; nothing of a tool runs in the server process.
-// Split: mcp_protocol.cpp (JSON-RPC messages, handshake, resources), mcp_tools.cpp (the tool
-// table), mcp_child.cpp (child processes, progress, cancellation).
+// Split: server.cpp (the JSON-RPC loop), methods.cpp (handshake, tools/list, resources), tools.cpp
+// (the tool table, MCP wording), schema.cpp (output schemas), seed.cpp (the seed's code-string
+// tools), child.cpp (child processes, progress, cancellation).
 #include <chrono>
 #include <filesystem>
 #include <functional>
@@ -12,7 +13,7 @@
 
 #include <nlohmann/json.hpp>
 
-namespace kgo::cli::mcp {
+namespace kgo::mcp {
 
 using nlohmann::json;
 
@@ -84,4 +85,4 @@ int reap(int pid);
 // Serves MCP on stdin/stdout until stdin closes; returns the process exit code.
 int serve(const ServerOptions& opts);
 
-}  // namespace kgo::cli::mcp
+}  // namespace kgo::mcp
