@@ -33,13 +33,15 @@ NextStep step(std::string state, std::string command, std::string tool, std::str
 // compute floor alone and may lie below any kernel launch. The unmet shape with the smallest target.
 std::optional<std::string> unreachable_target(const nlohmann::json& roof) {
   if (roof.value("met", nlohmann::json()) != false || !roof.value("evaluated", false)) return std::nullopt;
-  if (!roof["inputs"].is_object() || !roof["inputs"].value("launch_latency", nlohmann::json()).is_null()) return std::nullopt;
+  const nlohmann::json inputs = roof.value("inputs", nlohmann::json());
+  if (!inputs.is_object() || !inputs.value("launch_latency", nlohmann::json()).is_null()) return std::nullopt;
   std::optional<std::string> out;
   double smallest = 0;
   for (const auto& s : roof.value("shapes", nlohmann::json::array())) {
-    const auto& m = s.value("measured", nlohmann::json());
-    if (!m.is_object() || m.value("met", true) || !s["target_time_s"].is_number()) continue;
-    double t = s["target_time_s"].get<double>();
+    const nlohmann::json m = s.value("measured", nlohmann::json());
+    const nlohmann::json target = s.value("target_time_s", nlohmann::json());
+    if (!m.is_object() || m.value("met", true) || !target.is_number()) continue;
+    double t = target.get<double>();
     if (!out || t < smallest) {
       smallest = t;
       out = fmt::format("{} (target {:.3g} us)", s.value("label", "?"), t * 1e6);

@@ -180,6 +180,12 @@ class Server {
     } catch (const Error& e) {
       drop_scratch(r);
       return send_result(id, tool_result(refusal(e.what(), e.exit_code()), true));
+    } catch (const std::filesystem::filesystem_error& e) {  // the seed tools' scratch directory
+      drop_scratch(r);
+      return send_result(id, tool_result(refusal(std::string("cannot write the scratch workspace: ") + e.what() +
+                                                     "; point TMPDIR at a writable directory",
+                                                 static_cast<int>(ExitCode::not_writable)),
+                                         true));
     }
     r.id = id;
     r.tool = tool;
