@@ -56,6 +56,15 @@ WorkspaceStatus workspace_status(const fs::path& workspace, const StatusView& vi
         }
         if (j.contains("git_commit") && j["git_commit"].is_string()) {
           r.commit = j["git_commit"].get<std::string>();
+        } else if (j.contains("quality_gate") && j["quality_gate"].is_object() &&
+                   j["quality_gate"].value("result", "PENDING") != "PENDING") {
+          // A rejected record names no commit (none holds its kernel as accepted): show the rejection's.
+          std::string subject = "V" + std::to_string(n) + ": rejected";
+          for (const auto& c : s.commits) {  // newest first
+            if (c.summary.rfind(subject, 0) != 0) continue;
+            r.commit = c.id;
+            break;
+          }
         }
       }
     }

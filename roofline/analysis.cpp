@@ -161,6 +161,16 @@ Measurement measure(const ShapeResult& r, const MeasuredTime& t, const Inputs& i
     throw Error("measured time from " + t.source + " must be a positive number of microseconds",
                 ExitCode::usage);
   }
+  // A typed time faster than the roofline floor (the registered peaks) is not a measurement of this
+  // work: a wrong unit or a wrong shape. A recorded one is the bench's (L2 flushed) and stays as measured.
+  if (t.source == "--time-us" && t.time_s < r.roofline_floor_s) {
+    throw Error(fmt::format("--time-us {:.4g} for {} is below the roofline floor of {:.4g} us ({:.0f}% of the "
+                            "registered bandwidth): no kernel moves these bytes that fast; check the unit "
+                            "(microseconds) and the --shape",
+                            t.time_s * 1e6, r.c.label, r.roofline_floor_s * 1e6,
+                            100 * r.c.work.bytes / t.time_s / in.bandwidth.si_value),
+                ExitCode::usage);
+  }
   Measurement m;
   m.time_s = t.time_s;
   m.source = t.source;

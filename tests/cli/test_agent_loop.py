@@ -10,6 +10,7 @@ import pytest
 
 from conftest import git, run_kgo, validate
 from iteration_helpers import record
+from planted import wrong
 
 CPU = ["--device", "cpu", "--shape", "8x33", "--trials", "1"]
 
@@ -65,6 +66,13 @@ def test_cpu_loop_ends_and_the_hypothesis_reaches_record_log_and_report(cpu_ws):
     assert "keep the kernel" in rec["optimization"]["hypothesis"]
     log = (ws / "README.md").read_text()
     assert "correctness only (accept if correctness is PASS) / PASS" in log
+    # A rejected iteration: status names the commit that rejected it.
+    ok("plan", "new", "v2", "--workspace", ws)
+    (ws / "plans" / "v2_plan.md").write_text(plan_text(2))
+    (ws.parent / "wrong.py").write_text(wrong())
+    assert run_kgo("propose", *CPU, "--kernel", ws.parent / "wrong.py", "--workspace", ws).rc == 1
+    v2 = [r for r in json.loads(ok("--json", "status", "--workspace", ws).out)["records"] if r["version"] == "v2"][0]
+    assert v2["commit"] and git("log", "-1", "--format=%s", v2["commit"], cwd=ws).stdout.startswith("V2: rejected")
     r = json.loads(ok("--json", "report", "--workspace", ws).out)
     validate(r, "cli/report.schema.json")
     assert git("status", "--porcelain", cwd=ws).stdout == ""  # report committed what it wrote
@@ -147,3 +155,12 @@ def test_next_names_unreachable_targets_when_no_launch_floor_is_registered(cpu_w
 def test_json_errors_have_one_stream(tmp_path):
     r = run_kgo("--json", "status", "--workspace", tmp_path / "none")
     assert r.rc == 8 and r.err == "" and json.loads(r.out)["exit_code"] == 8
+
+
+def test_a_typed_time_below_the_roofline_floor_is_refused(workspace):
+    ok("spec", "auto", "--workspace", workspace)
+    base = ["roofline", "--op", "softmax", "--shape", "33x100", "--dry-run", "--json", "--workspace", workspace]
+    floor_us = json.loads(ok(*base).out)["shapes"][0]["roofline_floor_s"] * 1e6
+    r = run_kgo(*base, "--time-us", floor_us * 0.75)  # 133% of the bandwidth
+    assert r.rc == 3 and "below the roofline floor" in json.loads(r.out)["error"], r.out
+    assert run_kgo(*base, "--time-us", floor_us * 2).rc in (0, 2)
