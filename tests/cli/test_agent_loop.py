@@ -160,7 +160,7 @@ def test_json_errors_have_one_stream(tmp_path):
 def test_a_typed_time_below_the_roofline_floor_is_refused(workspace):
     ok("spec", "auto", "--workspace", workspace)
     base = ["roofline", "--op", "softmax", "--shape", "33x100", "--dry-run", "--json", "--workspace", workspace]
-    floor_us = json.loads(ok(*base).out)["shapes"][0]["roofline_floor_s"] * 1e6
+    floor_us = json.loads(ok(*base).out)["roofline"]["shapes"][0]["roofline_floor_s"] * 1e6
     r = run_kgo(*base, "--time-us", floor_us * 0.75)  # 133% of the bandwidth
     assert r.rc == 3 and "below the roofline floor" in json.loads(r.out)["error"], r.out
     assert run_kgo(*base, "--time-us", floor_us * 2).rc in (0, 2)
