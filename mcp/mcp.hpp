@@ -65,7 +65,8 @@ json bundled_schema(const std::string& relative);
 
 // A tool's outputSchema: the top level of bundled_schema(relative) (fields, types, required), or
 // kgo's error answer {error, exit_code}, so that a refusal is valid against it too.
-json output_schema(const std::string& relative);
+// `verb`: the command's last word; where the schema has one alternative per verb, only its own.
+json output_schema(const std::string& relative, const std::string& verb = "");
 
 // A running child process: kgo's own executable with `argv`, in a new process group.
 struct Child {

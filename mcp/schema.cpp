@@ -2,6 +2,7 @@
 // registry), so references to other schema files are inlined under $defs. What tools/list carries
 // is the top level of that bundle (every field, its type, which are required) or the error answer;
 // the whole bundle is the resource kgo://schemas/<file>, read once where a client wants it.
+#include <algorithm>
 #include <map>
 
 #include "mcp/mcp.hpp"
@@ -120,9 +121,22 @@ json top_level(const std::string& relative) {
 
 json bundled_schema(const std::string& relative) { return Bundler(relative).take(); }
 
-json output_schema(const std::string& relative) {
-  static const json error = top_level("cli/error.schema.json");
-  return {{"type", "object"}, {"anyOf", json::array({top_level(relative), error})}};
+json output_schema(const std::string& relative, const std::string& verb) {
+  // kgo's error answer (schemas/cli/error.schema.json), its two fields only: the one part every tool repeats.
+  static const json error = {{"required", {"error", "exit_code"}},
+                             {"properties", {{"error", {{"type", "string"}}}, {"exit_code", {{"type", "integer"}}}}}};
+  json top = top_level(relative);
+  if (!verb.empty() && top.contains("oneOf")) {  // a command's schema with one alternative per verb
+    json kept = json::array();
+    for (const auto& alt : top["oneOf"]) {
+      const json v = alt.value("properties", json::object()).value("verb", json::object());
+      const json e = v.value("enum", json::array());
+      if (v.value("const", json()) == verb || std::find(e.begin(), e.end(), json(verb)) != e.end()) kept.push_back(alt);
+    }
+    if (kept.size() == 1) top = kept[0];
+    else if (!kept.empty()) top["oneOf"] = kept;
+  }
+  return {{"type", "object"}, {"anyOf", json::array({top, error})}};
 }
 
 }  // namespace kgo::mcp

@@ -36,11 +36,11 @@ struct Def {
 
 // The seed's own arguments of its code-string tools (mcp_seed.cpp builds the commands).
 const std::vector<Param>& seed_params(const std::string& kind) {
-  static const Param code{"kernel_code", "", "string", "The seed's call: Triton code defining the entry function (default solve)"};
-  static const Param code_alias{"code", "", "string", "The seed's name of kernel_code in run_triton_kernel"};
-  static const Param inputs{"test_input_code", "", "string", "The seed's call: Python that defines args (and kwargs) of the entry"};
-  static const Param ref{"reference_code", "", "string", "The seed's call: Python defining reference(...) with the entry's signature"};
-  static const Param entry{"entry_function", "", "string", "Entry function of the code (default solve)"};
+  static const Param code{"kernel_code", "", "string", "Seed: Triton code with the entry (solve)"};
+  static const Param code_alias{"code", "", "string", "Seed: kernel_code"};
+  static const Param inputs{"test_input_code", "", "string", "Seed: Python defining args (and kwargs)"};
+  static const Param ref{"reference_code", "", "string", "Seed: Python defining reference(...)"};
+  static const Param entry{"entry_function", "", "string", "Seed: entry (default solve)"};
   static const std::map<std::string, std::vector<Param>> k = {
       {"run", {code_alias, code, inputs, entry}},
       {"validate", {code, ref, inputs, {"rtol", "", "number", "Relative tolerance"}, {"atol", "", "number", "Absolute tolerance"}, entry}},
@@ -68,7 +68,7 @@ json input_schema(const Def& d) {
     if (p.required) required.push_back(p.name);
   }
   if (d.workspace) {
-    props["workspace"] = {{"type", "string"}, {"description", "Workspace directory (default: the server's --workspace, else its cwd)"}};
+    props["workspace"] = {{"type", "string"}, {"description", "Workspace (default: the server's)"}};
   }
   for (const Param& p : seed_params(d.seed)) {
     if (!props.contains(p.name)) props[p.name] = param_schema(p);
@@ -427,7 +427,7 @@ std::vector<Tool> make_tools() {
     t.name = d.name;
     t.description = d.description;
     t.input_schema = input_schema(d);
-    t.output_schema = output_schema(d.output);
+    t.output_schema = output_schema(d.output, d.command.back().rfind("-", 0) == 0 ? "" : d.command.back());
     t.output_file = d.output;
     t.timeout_s = d.timeout_s;
     t.long_running = d.long_running;

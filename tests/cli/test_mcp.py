@@ -305,7 +305,7 @@ def test_seed_reference_tools_answer_from_kgo_data():
             r = await call(client, "get_kernel_template", {"op": "softmax", "variant": "v9"})
             assert r.is_error and "v4_optimized" in r.structured_content["error"]
             r = await call(client, "get_torch_op_info", {})
-            assert r.is_error and "'op' is required" in r.structured_content["error"]
+            assert r.is_error and "argument 'op' (or the seed's op_name) is required" in r.structured_content["error"]
     run(go())
 
 
@@ -320,7 +320,7 @@ def test_bounded_tools_take_the_cli_bounds(workspace):
         async with Client(server(workspace=workspace)) as client:
             s = (await call(client, "status", {"limit": 2, "part": ["records"]})).structured_content
             assert [r["version"] for r in s["records"]] == ["v2", "v3"] and s["left_out"] == {"records": 2}
-            assert "--limit" in s["detail"] and "config" not in s
+            assert "limit=N" in s["detail"] and "config" not in s
             full = (await call(client, "status", {"detail": True})).structured_content
             assert len(full["records"]) == 4 and "left_out" not in full
             lst = (await call(client, "memory_list", {"limit": 1})).structured_content
