@@ -7,6 +7,7 @@
 #include "core/memory.hpp"
 #include "harness/plan_gate.hpp"
 #include "iterate/lifecycle.hpp"
+#include "iterate/records.hpp"
 
 namespace kgo::cli {
 
@@ -37,7 +38,10 @@ void register_iterate(CLI::App& app, Context& ctx) {
   accept->callback([o, &ctx] {
     auto ws = workspace_dir(ctx);
     int n = core::parse_version(o->version);
-    if (n > 0) harness::require_plan(ws, n);  // its citations too, before the commit archives it
+    if (n > 0) {  // decidable first (its refusals come first), then the plan with its citations
+      iterate::require_decidable(iterate::load_records(ws), n);
+      harness::require_plan(ws, n);
+    }
     auto r = iterate::accept_iteration(ws, n);
     emit(ctx, {{"verb", "accept"}, {"version", core::version_name(r.version)}, {"commit", r.commit},
                {"record_commit", r.record_commit}, {"message", r.message}, {"kernel_sha256", r.kernel_sha256},

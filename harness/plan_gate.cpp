@@ -18,8 +18,9 @@ iterate::PlanCheck check_plan_cited(const std::filesystem::path& ws, std::option
 void require_plan(const std::filesystem::path& ws, int n) {
   iterate::PlanCheck pc = check_plan_cited(ws, n);
   if (pc.ok()) return;
-  std::string more = pc.problems.size() > 1 ? " (and " + std::to_string(pc.problems.size() - 1) + " more: `kgo plan check`)" : "";
-  throw Error(iterate::plan_relpath(n) + " does not pass the plan check, so nothing was run: " + pc.problems.front() + more,
+  std::string more = pc.problems.size() > 1 ? " (and " + std::to_string(pc.problems.size() - 1) + " more)" : "";
+  throw Error(iterate::plan_relpath(n) + " does not pass `kgo plan check`: " + pc.problems.front() + more +
+                  "; nothing was run or committed",
               ExitCode::plan_invalid);
 }
 
