@@ -5,7 +5,9 @@
 #include "cli/options.hpp"
 #include "core/error.hpp"
 #include "core/memory.hpp"
+#include "harness/plan_gate.hpp"
 #include "iterate/lifecycle.hpp"
+#include "iterate/records.hpp"
 
 namespace kgo::cli {
 
@@ -34,7 +36,13 @@ void register_iterate(CLI::App& app, Context& ctx) {
   CLI::App* accept = leaf("accept", "Quality gate (PASS stamp of this exact kernel), then commit kernel, plan, record, README");
   accept->add_option("version", o->version, "v<N>")->required();
   accept->callback([o, &ctx] {
-    auto r = iterate::accept_iteration(workspace_dir(ctx), core::parse_version(o->version));
+    auto ws = workspace_dir(ctx);
+    int n = core::parse_version(o->version);
+    if (n > 0) {  // decidable first (its refusals come first), then the plan with its citations
+      iterate::require_decidable(iterate::load_records(ws), n);
+      harness::require_plan(ws, n);
+    }
+    auto r = iterate::accept_iteration(ws, n);
     emit(ctx, {{"verb", "accept"}, {"version", core::version_name(r.version)}, {"commit", r.commit},
                {"record_commit", r.record_commit}, {"message", r.message}, {"kernel_sha256", r.kernel_sha256},
                {"files", r.files}, {"experience", r.learned}},

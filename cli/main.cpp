@@ -19,7 +19,7 @@ int main(int argc, char** argv) {
   kgo::cli::register_all(app, ctx);
   auto fail = [&](const std::string& prefix, const std::string& msg, int code) {
     kgo::cli::announce_recovery();
-    std::cerr << "kgo: " << prefix << msg << "\n";
+    if (!ctx.json) std::cerr << "kgo: " << prefix << msg << "\n";  // --json: the JSON answer is the one error stream
     if (ctx.json) {
       std::cout << kgo::cli::with_recovery({{"error", msg}, {"exit_code", code}}).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
     }

@@ -2,7 +2,7 @@
 #include <memory>
 
 #include "cli/commands.hpp"
-#include "cli/mcp.hpp"
+#include "mcp/mcp.hpp"
 #include "core/error.hpp"
 
 namespace kgo::cli {
@@ -13,6 +13,9 @@ void register_mcp(CLI::App& app, Context& ctx) {
   sub->add_option("--workspace", o->workspace, "Default workspace of the workspace tools");
   sub->add_option("--wiki", o->wiki, "gpu-wiki folder passed to the tools that read the wiki");
   sub->add_option("--timeout-scale", o->timeout_scale, "Multiply every tool's time limit")->capture_default_str();
+  sub->add_option("--seed-platform", o->seed_platform,
+                  "Platform of the scratch workspaces in which the seed's code-string tools judge their code")
+      ->capture_default_str();
   sub->callback([o, &ctx] {
     if (o->timeout_scale <= 0) throw Error("--timeout-scale must be positive", ExitCode::usage);
     ctx.exit_code = mcp::serve(*o);

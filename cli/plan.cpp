@@ -5,6 +5,7 @@
 #include "cli/options.hpp"
 #include "core/error.hpp"
 #include "core/memory.hpp"
+#include "harness/plan_gate.hpp"
 #include "iterate/plan.hpp"
 
 namespace kgo::cli {
@@ -40,11 +41,11 @@ void register_plan(CLI::App& app, Context& ctx) {
          "Wrote " + r.path.string() + "\nFill every section, then `kgo plan check v" + std::to_string(r.version) + "`.\n");
   });
 
-  CLI::App* check = plan->add_subcommand("check", "Refuse a plan with an empty section or more than one action category");
+  CLI::App* check = plan->add_subcommand("check", "Refuse a plan with an empty section, more than one action category, a Hypothesis its files do not bear out, or an uncited hardware number");
   check->add_option("version", o->version, "v<N> (default: the highest-numbered plan)");
   add_workspace_option(check, ctx);
   check->callback([o, &ctx] {
-    auto r = iterate::check_plan(workspace_dir(ctx), version_of(*o));
+    auto r = harness::check_plan_cited(workspace_dir(ctx), version_of(*o));
     std::string text = iterate::plan_relpath(r.version) + ": ";
     if (r.ok()) {
       text += "OK (one action: " + r.action_category + ")\n";

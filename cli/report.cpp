@@ -37,7 +37,8 @@ void register_report(CLI::App& app, Context& ctx) {
     for (const auto& f : r.files) text += "  " + f + "\n";
     text += "  best: " + (d.best ? "v" + std::to_string(d.versions[*d.best].n) : std::string("none")) +
             "; stopping reason: " + d.stopping_reason + "\n";
-    emit(ctx, {{"verb", "report"}, {"files", r.files}, {"chart_bytes", charts}, {"versions", d.versions.size()},
+    text += "  commit " + r.commit.substr(0, 12) + "\n";
+    emit(ctx, {{"verb", "report"}, {"files", r.files}, {"commit", r.commit}, {"chart_bytes", charts}, {"versions", d.versions.size()},
                {"best", best}, {"stopping_reason", d.stopping_reason}},
          text);
   });

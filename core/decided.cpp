@@ -5,6 +5,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/error.hpp"
 #include "core/files.hpp"
 #include "core/git.hpp"
 #include "core/memory.hpp"
@@ -46,6 +47,21 @@ std::string DecidedRecordEdit::describe() const {
            d + ": git show " + d + ":" + path;
   }
   return s + "; restore it: git checkout -- " + path;
+}
+
+std::string DecidedRecordEdit::repair_command() const {
+  return edit_commit ? "git revert --no-edit " + edit_commit->substr(0, 12) : "git checkout -- " + path;
+}
+
+void refuse_decided_edits(const fs::path& ws) {
+  std::error_code ec;
+  if (!fs::exists(ws / ".git", ec)) return;
+  auto edits = decided_record_edits(ws);
+  if (edits.empty()) return;
+  std::string more = edits.size() > 1 ? " (" + std::to_string(edits.size() - 1) + " more: `kgo audit` lists them)" : "";
+  throw Error("refused: " + edits.front().describe() + more + ". Repair it first: " + edits.front().repair_command() +
+                  " (in the workspace)",
+              ExitCode::record_error);
 }
 
 std::vector<DecidedRecordEdit> decided_record_edits(const fs::path& ws) {

@@ -20,10 +20,16 @@ struct DecidedRecordEdit {
 
   // One line naming the record, both commits, the fields and how to restore it.
   std::string describe() const;
+  // The git command that undoes the edit: `git revert <edit>` or `git checkout -- <path>`.
+  std::string repair_command() const;
 };
 
 // Every decided record of the workspace whose committed or work-tree version differs from its
 // decision. Throws Error(git_error) when the repository cannot be read.
 std::vector<DecidedRecordEdit> decided_record_edits(const std::filesystem::path& workspace);
+
+// Throws Error(record_error) naming the first edited decided record and its repair; nothing when
+// none (or the workspace has no git repository).
+void refuse_decided_edits(const std::filesystem::path& workspace);
 
 }  // namespace kgo::core

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <regex>
 
+#include "core/decided.hpp"
 #include "core/error.hpp"
 #include "core/files.hpp"
 #include "core/untrusted.hpp"
@@ -55,12 +56,26 @@ WorkspaceStatus workspace_status(const fs::path& workspace, const StatusView& vi
         }
         if (j.contains("git_commit") && j["git_commit"].is_string()) {
           r.commit = j["git_commit"].get<std::string>();
+        } else if (j.contains("quality_gate") && j["quality_gate"].is_object() &&
+                   j["quality_gate"].value("result", "PENDING") != "PENDING") {
+          // A rejected record names no commit (none holds its kernel as accepted): show the rejection's.
+          std::string subject = "V" + std::to_string(n) + ": rejected";
+          for (const auto& c : s.commits) {  // newest first
+            if (c.summary.rfind(subject, 0) != 0) continue;
+            r.commit = c.id;
+            break;
+          }
         }
       }
     }
     recs.emplace_back(n, r);
   }
   std::sort(recs.begin(), recs.end(), [](auto& a, auto& b) { return a.first < b.first; });
+  for (const auto& e : decided_record_edits(workspace)) {  // the work tree's verdict of an edited record is not kgo's
+    for (auto& [n, r] : recs) {
+      if ("memory/" + r.version + ".json" == e.path) r.edited = e.describe() + "; repair: " + e.repair_command();
+    }
+  }
   for (auto& [n, r] : recs) s.records.push_back(r);
   if (shows(view, "commits")) s.left_out.cut("commits", s.commits, view.limit);
   if (shows(view, "records")) s.left_out.cut("records", s.records, view.limit, true);
@@ -81,7 +96,8 @@ nlohmann::json to_json(const WorkspaceStatus& s) {
   }
   nlohmann::json records = nlohmann::json::array();
   for (const auto& r : s.records) {
-    records.push_back({{"version", r.version}, {"masked", r.masked}, {"status", r.status}, {"commit", r.commit}});
+    records.push_back({{"version", r.version}, {"masked", r.masked}, {"status", r.status}, {"commit", r.commit},
+                       {"edited", r.edited.empty() ? nlohmann::json() : nlohmann::json(r.edited)}});
   }
   nlohmann::json j = {{"workspace", s.workspace.string()}};
   if (shows(s.view, "config")) j["config"] = s.config;
@@ -111,6 +127,7 @@ std::string render_text(const WorkspaceStatus& s) {
     out += "Records (" + std::to_string(s.records.size() + s.left_out.count("records")) + "):\n";
     if (s.records.empty()) out += "  none yet (kgo baseline creates v0)\n";
     for (const auto& r : s.records) {
+      if (!r.edited.empty()) out += "  " + r.version + "  EDITED AFTER ITS DECISION: " + r.edited + "\n";
       out += "  " + r.version + (r.masked ? " [masked]" : "") + "  " + (r.status.empty() ? "-" : r.status) + "  " +
              (r.commit.empty() ? "" : r.commit.substr(0, 12)) + "\n";
     }

@@ -18,6 +18,7 @@ struct RecordSummary {
   bool masked = false;
   std::string status;    // correctness status, or "" when unknown
   std::string commit;    // git_commit, or ""
+  std::string edited;    // a decided record edited after its decision: what and the repair; else ""
 };
 
 // What `kgo status` shows: some parts (empty: all of config, commits, records, uncommitted) and at

@@ -102,7 +102,7 @@ std::optional<std::string> journal_target_problem(const fs::path& ws, const std:
   if (!plain_relative_path(rel)) return "'" + rel + "' is not a plain path inside the workspace";
   bool top = rel.find('/') == std::string::npos;
   bool under = false;
-  for (const char* d : {"memory/", "plans/", "profiles/", "rejected/"}) under = under || rel.rfind(d, 0) == 0;
+  for (const char* d : {"memory/", "plans/", "profiles/", "rejected/", "report/"}) under = under || rel.rfind(d, 0) == 0;
   if (!top && !under) return "'" + rel + "' is not a place kgo's operations write";
   try {
     check_no_follow(ws, rel);

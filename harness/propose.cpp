@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "core/decided.hpp"
 #include "core/error.hpp"
 #include "core/files.hpp"
 #include "core/txn.hpp"
@@ -11,6 +12,7 @@
 #include "harness/bench.hpp"
 #include "harness/check.hpp"
 #include "harness/check_workspace.hpp"
+#include "harness/plan_gate.hpp"
 #include "harness/utilization.hpp"
 #include "iterate/lifecycle.hpp"
 #include "iterate/records.hpp"
@@ -21,17 +23,21 @@ namespace {
 
 namespace fs = std::filesystem;
 
-// The open record (created when the latest one is decided); its description set when given.
-int open_record(const fs::path& ws, const std::string& description) {
+// The iteration to propose: the open record, or the next version when the latest one is decided.
+int iteration_version(const fs::path& ws) {
   auto records = iterate::load_records(ws);
   if (!iterate::last_accepted(records)) {
     throw Error("no accepted baseline to compare with; run `kgo baseline` first", ExitCode::record_error);
   }
   const iterate::Record& latest = records.back();
   bool open = !latest.masked() && latest.gate() == "PENDING" && !latest.j.value("git_commit", nlohmann::json()).is_string();
-  int n = open ? latest.n : core::create_record(ws);
+  return open ? latest.n : latest.n + 1;
+}
+
+// The open record n (created when missing); its description set when given.
+void open_record(const fs::path& ws, int n, const std::string& description) {
+  if (!fs::exists(core::record_path(ws, n))) core::create_record(ws);
   if (!description.empty()) core::update_record(ws, n, {{"optimization.action_description", description}});
-  return n;
 }
 
 void copy_kernel(const fs::path& ws, const core::WorkspaceConfig& cfg, const fs::path& from) {
@@ -60,8 +66,11 @@ ProposeResult decide(const fs::path& ws, int n, ProposeResult r, bool accept) {
 ProposeResult propose(const fs::path& ws, const ProposeRequest& req) {
   core::WorkspaceConfig cfg = core::load_config(ws);
   core::verify_problem_unchanged(ws);  // before the kernel is copied in; verdict_target checks again
+  core::refuse_decided_edits(ws);
+  int n = iteration_version(ws);
+  require_plan(ws, n);  // before the check is spent
   if (req.kernel) copy_kernel(ws, cfg, *req.kernel);
-  int n = open_record(ws, req.description);
+  open_record(ws, n, req.description);
   ProposeResult r;
   r.version = core::version_name(n);
 

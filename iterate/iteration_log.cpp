@@ -6,6 +6,7 @@
 
 #include "core/markdown.hpp"
 #include "core/memory.hpp"
+#include "iterate/hypothesis.hpp"
 
 namespace kgo::iterate {
 
@@ -33,23 +34,17 @@ std::string versus(const Record& r) {
   return fmt::format("{:+.1f}% latency vs {}", *pct, prev->get<std::string>());
 }
 
-// "latency_us -20% / -14.8% held" for each checked expectation of the plan's hypothesis.
+// The record's prediction, and its checked expectations counted into the summary line.
 std::string prediction(const Record& r, int& checked, int& held, double& error_sum) {
   const nlohmann::json* p = core::find_path(r.j, "prediction.checks");
-  if (!p || !p->is_array() || p->empty()) return "-";
-  std::string out;
-  for (const auto& c : *p) {
-    std::string measured = c["measured_pct"].is_number() ? fmt::format("{:+.1f}%", c["measured_pct"].get<double>()) : "n/a";
-    std::string verdict = c["held"].is_boolean() ? (c["held"].get<bool>() ? "held" : "missed") : "unmeasured";
-    if (c["held"].is_boolean()) {
-      ++checked;
-      held += c["held"].get<bool>() ? 1 : 0;
-      error_sum += std::abs(c["measured_pct"].get<double>() - c["predicted_pct"].get<double>());
-    }
-    out += fmt::format("{}{} {:+.0f}% / {} {}", out.empty() ? "" : "; ", c.value("metric", "?"),
-                       c["predicted_pct"].get<double>(), measured, verdict);
+  for (const auto& c : p && p->is_array() ? *p : nlohmann::json::array()) {
+    if (!c["held"].is_boolean()) continue;
+    ++checked;
+    held += c["held"].get<bool>() ? 1 : 0;
+    error_sum += std::abs(c["measured_pct"].get<double>() - c["predicted_pct"].get<double>());
   }
-  return out;
+  std::string out = prediction_text(r.j);
+  return out.empty() ? "-" : out;
 }
 
 }  // namespace

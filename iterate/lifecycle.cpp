@@ -37,7 +37,10 @@ std::string readme_for(const fs::path& ws, std::vector<Record> records, int n, c
 // Predicted against measured, from the plan's hypothesis and the stamped records.
 void add_prediction(const fs::path& ws, const std::vector<Record>& records, int n, json& rec) {
   if (n == 0) return;
-  if (auto h = plan_hypothesis(ws, n)) rec["prediction"] = predicted_vs_measured(*h, records, n, rec);
+  auto h = plan_hypothesis(ws, n);
+  if (!h) return;
+  rec["prediction"] = predicted_vs_measured(*h, records, n, rec);
+  if (rec["optimization"].value("hypothesis", "").empty()) rec["optimization"]["hypothesis"] = hypothesis_text(*h);
 }
 
 // The decided iteration's experience record; the decision stands whatever happens here.

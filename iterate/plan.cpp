@@ -179,7 +179,7 @@ std::string profile_numbers_hint(const fs::path& ws, int n) {
 
 }  // namespace
 
-PlanCheck check_plan_text(const std::string& text) {
+PlanCheck check_plan_text(const std::string& text, bool timed) {
   PlanCheck out;
   for (const auto& name : plan_sections()) {
     auto body = core::section_body(text, name);
@@ -194,7 +194,7 @@ PlanCheck check_plan_text(const std::string& text) {
     }
     if (name == "Search Log") check_search_log(*body, out.problems);
     if (name == "This Iteration's Action") check_action(*body, out);
-    if (name == "Hypothesis") parse_hypothesis(*body, out.problems);
+    if (name == "Hypothesis") parse_hypothesis(*body, out.problems, timed);
   }
   return out;
 }
@@ -215,7 +215,7 @@ PlanCheck check_plan(const fs::path& workspace, std::optional<int> n) {
     throw Error("no plan " + plan_relpath(*n) + "; write one with `kgo plan new v" + std::to_string(*n) + "`",
                 ExitCode::plan_invalid);
   }
-  PlanCheck out = check_plan_text(*text);
+  PlanCheck out = check_plan_text(*text, workspace_timed(workspace));
   if (auto body = core::section_body(*text, "Hypothesis")) {
     std::vector<std::string> syntax;
     verify_evidence(workspace, parse_hypothesis(*body, syntax), out.problems);

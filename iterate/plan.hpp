@@ -37,8 +37,9 @@ struct PlanCheck {
   bool ok() const { return problems.empty(); }
 };
 
-// Checks plan text (pure; exposed for tests).
-PlanCheck check_plan_text(const std::string& text);
+// Checks plan text (pure; exposed for tests). `timed`: something was timed or profiled in the
+// workspace, so the Hypothesis needs numbers (iterate/hypothesis.hpp).
+PlanCheck check_plan_text(const std::string& text, bool timed = true);
 
 // Checks plans/v<N>_plan.md (default: the highest-numbered plan). Error(plan_invalid) when the
 // plan file does not exist; problems are returned, not thrown.

@@ -84,7 +84,7 @@ HookDecision stop_hook(const json& payload, int max_refusals, const std::optiona
     return {};
   }
   NextStep s = next_step(ws);
-  if (s.state == "done") return {};
+  if (terminal(s)) return {};
   std::string session = payload.value("session_id", std::string("-"));
   json counts = json::object();
   if (state) {

@@ -131,14 +131,7 @@ VersionRow version_row(const fs::path& ws, const iterate::Record& r, const Repor
       v.sizes.push_back(sr);
     }
   }
-  if (const json* checks = core::find_path(r.j, "prediction.checks"); checks && checks->is_array()) {
-    for (const auto& c : *checks) {
-      std::string m = c["measured_pct"].is_number() ? fmt::format("{:+.1f}%", c["measured_pct"].get<double>()) : "n/a";
-      std::string held = c["held"].is_boolean() ? (c["held"].get<bool>() ? "held" : "missed") : "unmeasured";
-      v.prediction += fmt::format("{}{} {:+.0f}% predicted, {} measured ({})", v.prediction.empty() ? "" : "; ",
-                                  c.value("metric", "?"), c.value("predicted_pct", 0.0), m, held);
-    }
-  }
+  v.prediction = iterate::prediction_text(r.j);
   read_profile(ws, v, d);
   return v;
 }

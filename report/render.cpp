@@ -69,7 +69,7 @@ std::vector<std::vector<std::string>> strategy_rows(const ReportData& d) {
     if (v.n == 0) continue;
     rows.push_back({"v" + std::to_string(v.n), v.action, v.change, v.gate == "PASS" ? "accepted" : v.gate == "PENDING" ? "pending" : "rejected",
                     v.speedup_vs_v0 ? fmt::format("{:.2f}x", *v.speedup_vs_v0) : "N/A (not benchmarked)",
-                    v.prediction.empty() ? "N/A (the plan states no expected movement)" : v.prediction});
+                    v.prediction.empty() ? "N/A (no hypothesis in the record)" : v.prediction});
   }
   return rows;
 }

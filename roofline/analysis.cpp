@@ -86,10 +86,13 @@ Inputs select_inputs(const specs::Registry& reg, const std::string& compute_metr
   if (!missing.empty()) {
     std::string list;
     for (const auto& m : missing) list += (list.empty() ? "" : ", ") + m;
+    // A dtype's tensor peak ("bf16_tensor") is registered by `spec auto --dtype bf16`, not by plain `spec auto`.
+    std::string dtype = compute_metric.substr(0, compute_metric.find('_'));
+    std::string fix = !peak && compute_metric != "fp32" ? "kgo spec auto --dtype " + dtype : "kgo spec auto";
     throw Error(fmt::format("the workspace spec registry (specs.json) has no registered {} for {}; run "
-                            "`kgo spec auto` to register them from the gpu-wiki (or `kgo spec add` with a "
+                            "`{}` to register them from the gpu-wiki (or `kgo spec add` with a "
                             "citation). kgo roofline never substitutes a number of its own.",
-                            list, reg.platform.empty() ? "this platform" : reg.platform),
+                            list, reg.platform.empty() ? "this platform" : reg.platform, fix),
                 ExitCode::missing_spec);
   }
   in.bandwidth = *bw;
@@ -156,6 +159,16 @@ ShapeResult one_shape(Case c, const Inputs& in, double ridge, double fraction) {
 Measurement measure(const ShapeResult& r, const MeasuredTime& t, const Inputs& in) {
   if (!(t.time_s > 0) || !std::isfinite(t.time_s)) {
     throw Error("measured time from " + t.source + " must be a positive number of microseconds",
+                ExitCode::usage);
+  }
+  // A typed time faster than the roofline floor (the registered peaks) is not a measurement of this
+  // work: a wrong unit or a wrong shape. A recorded one is the bench's (L2 flushed) and stays as measured.
+  if (t.source == "--time-us" && t.time_s < r.roofline_floor_s) {
+    throw Error(fmt::format("--time-us {:.4g} for {} is below the roofline floor of {:.4g} us ({:.0f}% of the "
+                            "registered bandwidth): no kernel moves these bytes that fast; check the unit "
+                            "(microseconds) and the --shape",
+                            t.time_s * 1e6, r.c.label, r.roofline_floor_s * 1e6,
+                            100 * r.c.work.bytes / t.time_s / in.bandwidth.si_value),
                 ExitCode::usage);
   }
   Measurement m;

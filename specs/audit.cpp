@@ -375,4 +375,19 @@ AuditReport audit_workspace(const fs::path& workspace, const std::optional<fs::p
   return report;
 }
 
+std::vector<Finding> audit_file(const fs::path& workspace, const std::optional<fs::path>& wiki_dir,
+                                const std::string& rel, const std::string& text) {
+  core::WorkspaceConfig cfg = core::load_config(workspace);
+  WikiView view = open_wiki(workspace_wiki(workspace, wiki_dir));
+  Auditor auditor(view, view.index().resolve_product(cfg.platform));
+  Registry reg;
+  auto j = nlohmann::json::parse(core::try_read_file(workspace / "specs.json").value_or(""), nullptr, false);
+  try {
+    if (j.is_object()) reg = j.get<Registry>();
+  } catch (const std::exception&) {
+    // An unreadable registry registers nothing: every citation is then unregistered.
+  }
+  return auditor.file(rel, text, reg);
+}
+
 }  // namespace kgo::specs

@@ -65,6 +65,13 @@ void audit_verdict_basis(const std::filesystem::path& workspace, AuditReport& re
 AuditReport audit_workspace(const std::filesystem::path& workspace,
                             const std::optional<std::filesystem::path>& wiki_dir, bool history);
 
+// What the audit would find in `text` were it archived at `rel` now (uncited numbers, citations
+// that are not registered or do not verify): run before a file is committed, so that it cannot
+// become a finding of every later `kgo audit --history`.
+std::vector<Finding> audit_file(const std::filesystem::path& workspace,
+                                const std::optional<std::filesystem::path>& wiki_dir, const std::string& rel,
+                                const std::string& text);
+
 nlohmann::json to_json(const AuditReport& r);
 std::string render_text(const AuditReport& r);
 

@@ -5,7 +5,7 @@ import pathlib
 import re
 
 SOURCE_DIR = pathlib.Path(os.environ.get("KGO_SOURCE_DIR", pathlib.Path(__file__).resolve().parents[2]))
-CODE_DIRS = ["cli", "core", "experience", "gpu-wiki-index", "specs", "roofline", "iterate", "harness", "profiling",
+CODE_DIRS = ["cli", "mcp", "core", "experience", "gpu-wiki-index", "specs", "roofline", "iterate", "harness", "profiling",
              "report", "sweep"]
 
 

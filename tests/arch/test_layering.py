@@ -8,7 +8,8 @@ import re
 import pytest
 
 SOURCE_DIR = pathlib.Path(os.environ.get("KGO_SOURCE_DIR", pathlib.Path(__file__).resolve().parents[2]))
-LIBRARY_FOLDERS = ["core", "experience", "gpu-wiki-index", "specs", "roofline", "iterate", "harness", "profiling", "report", "sweep"]
+LIBRARY_FOLDERS = ["core", "experience", "gpu-wiki-index", "specs", "roofline", "iterate", "harness", "profiling", "report", "sweep",
+                   "mcp"]
 
 _ADD_LIBRARY = re.compile(r"add_library\(\s*(kgo_\w+)")
 _LINK = re.compile(r"target_link_libraries\(\s*(kgo_\w+)\s+([^)]*)\)", re.S)

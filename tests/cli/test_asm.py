@@ -140,4 +140,4 @@ def test_missing_nvcc_names_every_place_searched(tmp_path):
     assert r.rc == 0, r.err
     r = run_kgo("asm", "--workspace", parent / "kernel_opt_vadd", "--json", env=env)
     assert r.rc == 23, r.err
-    assert "$CUDA_HOME/bin" in r.err and "/usr/local/cuda/bin" in r.err and "--file" in r.err
+    assert "$CUDA_HOME/bin" in (r.out + r.err) and "/usr/local/cuda/bin" in (r.out + r.err) and "--file" in (r.out + r.err)

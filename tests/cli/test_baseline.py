@@ -17,7 +17,7 @@ def test_failed_correctness_commits_nothing_and_says_why(workspace):
     before = subjects(workspace)
     r = run_kgo("baseline", "--workspace", workspace, *CPU, "--trials", "1", "--quiet", "--json")
     assert r.rc == 1
-    assert "baseline NOT committed: correctness FAIL" in r.err
+    assert "baseline NOT committed: correctness FAIL" in (r.out + r.err)
     j = r.json()
     validate(j, "cli/baseline.schema.json")
     assert j["committed"] is False and j["commit"] is None and j["refused"].startswith("correctness FAIL")

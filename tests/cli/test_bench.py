@@ -99,7 +99,7 @@ def test_bench_output_check_catches_wrong_kernel(workspace):
     (workspace / "kernel.py").write_text(wrong())
     r = run_kgo("bench", "--workspace", workspace, *CPU_BENCH, "--json")
     assert r.rc == 1
-    assert r.json()["verdict"] == "FAIL" and "bench FAILED" in r.err
+    assert r.json()["verdict"] == "FAIL" and "bench FAILED" in (r.out + r.err)
 
 
 def test_bad_bench_options(workspace):

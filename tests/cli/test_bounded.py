@@ -46,7 +46,7 @@ def test_status_parts_filter(workspace):
     assert set(j) == {"workspace", "records", "left_out", "detail"}
     assert j["left_out"] == {"records": 8}  # the uncommitted paths it did not show are not counted
     bad = run_kgo("status", "--workspace", workspace, "--json", "--part", "everything")
-    assert bad.rc == 3 and "config, commits, records, uncommitted" in bad.err
+    assert bad.rc == 3 and "config, commits, records, uncommitted" in bad.json()["error"]
     validate(bad.json(), "cli/error.schema.json")
 
 
@@ -114,6 +114,6 @@ def test_wiki_index_is_bounded_and_filterable():
     assert text.rc == 0 and len(text.out.splitlines()) == 3 + 2  # facts, the wiki, what was left out
     assert text.out.splitlines()[-1].startswith(f"{n - 3} facts left out")
     bad = wiki("--json", "--kind", "rumour")
-    assert bad.rc == 3 and "datasheet, measured or notes" in bad.err
+    assert bad.rc == 3 and "datasheet, measured or notes" in bad.json()["error"]
     assert wiki("--metric", "flux capacitance").rc == 12
     assert wiki("--platform", "Z9000").rc == 11

@@ -34,7 +34,7 @@ def test_no_gpu_is_exit_23(tmp_path):
     fake_smi(bindir, working=False)
     r = run_kgo("ceiling", "--json", env=fake_env(bindir))
     assert r.rc == 23
-    assert "no NVIDIA GPU found" in r.err
+    assert "no NVIDIA GPU found" in (r.out + r.err)
     validate(r.json(), "cli/error.schema.json")
 
 

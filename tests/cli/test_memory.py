@@ -73,7 +73,7 @@ def test_update_refuses_fields_kgo_owns(workspace, field):
     before = (workspace / "memory" / "v0.json").read_bytes()
     r = run_kgo("memory", "update", "v0", "--set", field, "--workspace", workspace, "--json")
     assert r.rc == 3, r.err
-    assert "refusing to write" in r.err
+    assert "refusing to write" in (r.out + r.err)
     validate(r.json(), "cli/error.schema.json")
     assert (workspace / "memory" / "v0.json").read_bytes() == before
 

@@ -26,7 +26,7 @@ def test_no_gpu_is_exit_23_with_a_plain_message(tmp_path, workspace):
     fake_smi(bindir, working=False)
     r = profile(workspace, fake_env(bindir), "--json")
     assert r.rc == 23, r.err
-    assert "no NVIDIA GPU found" in r.err and "run it on the GPU machine" in r.err
+    assert "no NVIDIA GPU found" in (r.out + r.err) and "run it on the GPU machine" in (r.out + r.err)
     validate(r.json(), "cli/error.schema.json")
     assert not (workspace / "profiles" / "v0").exists()
 

@@ -121,7 +121,7 @@ def test_every_reject_path_has_its_message_and_writes_nothing(ws, template, code
     before = snapshot(ws)
     r = spec(ws, "add", statement, "--json")
     assert r.rc == code, (r.rc, r.err)
-    assert fragment in r.err, r.err
+    assert fragment in (r.out + r.err), r.err
     validate(r.json(), "cli/error.schema.json")
     assert snapshot(ws) == before
     assert git("status", "--porcelain", cwd=ws).stdout == ""

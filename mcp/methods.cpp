@@ -1,9 +1,12 @@
 // MCP requests other than tools/call: the handshake, server/discover, tools/list and resources
 // (a workspace's README sections and its iteration records, read-only).
+#include <algorithm>
+#include <cctype>
 #include <fstream>
+#include <set>
 #include <regex>
 
-#include "cli/mcp.hpp"
+#include "mcp/mcp.hpp"
 #include "core/error.hpp"
 #include "core/files.hpp"
 #include "core/markdown.hpp"
@@ -11,7 +14,7 @@
 #include "core/resources.hpp"
 #include "core/workspace.hpp"
 
-namespace kgo::cli::mcp {
+namespace kgo::mcp {
 
 namespace {
 
@@ -31,12 +34,26 @@ json capabilities() { return {{"tools", {{"listChanged", false}}}, {"resources",
 
 json server_info() { return {{"name", "kgo"}, {"version", core::kgo_version()}}; }
 
-std::optional<fs::path> workspace(const ServerOptions& o) {
+const char* k_schema_prefix = "kgo://schemas/";
+
+// The server's --workspace, else the workspace the latest tool call named, else the server's cwd.
+std::optional<fs::path> workspace(const ServerOptions& o, const std::optional<fs::path>& recent) {
   try {
-    return core::find_workspace(o.workspace);
+    return core::find_workspace(o.workspace ? o.workspace : recent);
   } catch (const Error&) {
     return std::nullopt;
   }
+}
+
+// "Stop Conditions" -> "stop-conditions": a URI segment without spaces.
+std::string slug(const std::string& title) {
+  std::string out;
+  for (char c : title) {
+    if (std::isalnum(static_cast<unsigned char>(c))) out += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    else if (!out.empty() && out.back() != '-') out += '-';
+  }
+  while (!out.empty() && out.back() == '-') out.pop_back();
+  return out;
 }
 
 std::vector<std::string> readme_sections(const std::string& md) {
@@ -50,13 +67,19 @@ std::vector<std::string> readme_sections(const std::string& md) {
   return out;
 }
 
-json list_resources(const ServerOptions& o) {
+json list_resources(const ServerOptions& o, const std::optional<fs::path>& recent) {
   json list = json::array();
-  auto ws = workspace(o);
+  std::set<std::string> files;
+  for (const Tool& t : tools()) files.insert(t.output_file);
+  for (const auto& f : files) {
+    list.push_back({{"uri", k_schema_prefix + f}, {"name", "schema " + f}, {"mimeType", "application/schema+json"},
+                    {"description", "The whole output schema (tools/list carries its top level)"}});
+  }
+  auto ws = workspace(o, recent);
   if (!ws) return {{"resources", list}};
   std::string md = core::try_read_file(*ws / "README.md").value_or("");
   for (const auto& s : readme_sections(md)) {
-    list.push_back({{"uri", k_readme_prefix + s}, {"name", "README: " + s}, {"mimeType", "text/markdown"}});
+    list.push_back({{"uri", k_readme_prefix + slug(s)}, {"name", "README: " + s}, {"mimeType", "text/markdown"}});
   }
   for (int n : core::record_versions(*ws)) {
     std::string v = core::version_name(n);
@@ -65,14 +88,29 @@ json list_resources(const ServerOptions& o) {
   return {{"resources", list}};
 }
 
-json read_resource(const json& params, const ServerOptions& o) {
+json read_resource(const json& params, const ServerOptions& o, const std::optional<fs::path>& recent) {
   std::string uri = params.value("uri", "");
-  auto ws = workspace(o);
-  if (!ws) throw Error("no kgo workspace: start the server with --workspace DIR or in one", ExitCode::usage);
+  if (uri.rfind(k_schema_prefix, 0) == 0) {
+    std::string file = uri.substr(std::string(k_schema_prefix).size());
+    bool served = std::any_of(tools().begin(), tools().end(), [&](const Tool& t) { return t.output_file == file; });
+    if (!served) throw Error("unknown schema '" + uri + "'; resources/list names them", ExitCode::usage);
+    return {{"contents", json::array({{{"uri", uri}, {"mimeType", "application/schema+json"},
+                                       {"text", bundled_schema(file).dump()}}})}};
+  }
+  auto ws = workspace(o, recent);
+  if (!ws) {
+    throw Error("no kgo workspace: call a tool with its `workspace` argument first (or start the server in one)",
+                ExitCode::usage);
+  }
   std::string text;
   std::string mime = "text/markdown";
   if (uri.rfind(k_readme_prefix, 0) == 0) {
-    auto body = core::section_body(core::read_file(*ws / "README.md"), uri.substr(std::string(k_readme_prefix).size()));
+    std::string md = core::read_file(*ws / "README.md");
+    std::string wanted = uri.substr(std::string(k_readme_prefix).size());
+    std::optional<std::string> body;
+    for (const auto& s : readme_sections(md)) {
+      if (slug(s) == wanted || s == wanted) body = core::section_body(md, s);
+    }
     if (!body) throw Error("the README has no section '" + uri + "'; resources/list names them", ExitCode::usage);
     text = *body;
   } else if (uri.rfind(k_record_prefix, 0) == 0) {
@@ -96,7 +134,8 @@ json list_tools() {
 
 }  // namespace
 
-json handle_request(const std::string& method, const json& params, const ServerOptions& opts) {
+json handle_request(const std::string& method, const json& params, const ServerOptions& opts,
+                    const std::optional<fs::path>& recent) {
   if (method == "initialize") {
     std::string asked = params.value("protocolVersion", "");
     bool known = std::find(k_versions.begin(), k_versions.end(), asked) != k_versions.end();
@@ -110,11 +149,11 @@ json handle_request(const std::string& method, const json& params, const ServerO
   }
   if (method == "ping") return json::object();
   if (method == "tools/list") return list_tools();
-  if (method == "resources/list") return list_resources(opts);
+  if (method == "resources/list") return list_resources(opts, recent);
   if (method == "resources/templates/list") return {{"resourceTemplates", json::array()}};
-  if (method == "resources/read") return read_resource(params, opts);
+  if (method == "resources/read") return read_resource(params, opts, recent);
   if (method == "prompts/list") return {{"prompts", json::array()}};
   throw Error("method not found: " + method, ExitCode::failure);
 }
 
-}  // namespace kgo::cli::mcp
+}  // namespace kgo::mcp

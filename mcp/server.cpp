@@ -7,13 +7,15 @@
 #include <iostream>
 #include <map>
 
-#include "cli/mcp.hpp"
+#include "mcp/mcp.hpp"
 #include "core/error.hpp"
 #include "core/resources.hpp"
 
-namespace kgo::cli::mcp {
+namespace kgo::mcp {
 
-json handle_request(const std::string& method, const json& params, const ServerOptions& opts);  // mcp_methods.cpp
+// mcp_methods.cpp; `recent`: the workspace the latest tool call named, for resources.
+json handle_request(const std::string& method, const json& params, const ServerOptions& opts,
+                    const std::optional<std::filesystem::path>& recent);
 
 namespace {
 
@@ -26,7 +28,17 @@ struct Running {
   std::optional<json> progress_token;
   int progress = 0;
   Clock::time_point next_progress;
+  std::vector<std::vector<std::string>> rest;  // a seed tool's later kgo commands
+  std::optional<std::filesystem::path> scratch;  // and its scratch directory, removed at the end
 };
+
+// Removes a seed call's scratch directory (its files are the call's, nothing else's).
+void drop_scratch(Running& r) {
+  if (!r.scratch) return;
+  std::error_code ec;
+  std::filesystem::remove_all(*r.scratch, ec);
+  r.scratch.reset();
+}
 
 void send(const json& message) {
   std::string line = message.dump() + "\n";
@@ -43,10 +55,23 @@ void send_error(const json& id, int code, const std::string& message) {
   send({{"jsonrpc", "2.0"}, {"id", id}, {"error", {{"code", code}, {"message", message}}}});
 }
 
-json tool_result(const json& doc, bool is_error) {
+json tool_result(const json& answer, bool is_error) {
+  json doc = speak_mcp(answer);
   return {{"content", json::array({{{"type", "text"}, {"text", doc.dump()}}})},
           {"structuredContent", doc},
           {"isError", is_error}};
+}
+
+// The workspace a call works on, when it names one: resources then read that workspace.
+std::optional<std::filesystem::path> named_workspace(const std::string& tool, const json& args) {
+  namespace fs = std::filesystem;
+  if (!args.is_object()) return std::nullopt;
+  if (args.contains("workspace") && args["workspace"].is_string()) return fs::absolute(args["workspace"].get<std::string>());
+  if (tool == "init" && args.contains("name") && args["name"].is_string()) {
+    fs::path dir = args.contains("dir") && args["dir"].is_string() ? fs::path(args["dir"].get<std::string>()) : fs::current_path();
+    return fs::absolute(dir / ("kernel_opt_" + args["name"].get<std::string>()));
+  }
+  return std::nullopt;
 }
 
 json refusal(const std::string& message, int exit_code) { return {{"error", message}, {"exit_code", exit_code}}; }
@@ -113,7 +138,7 @@ class Server {
     json id = msg["id"];
     if (method == "tools/call") return start_call(id, params);
     try {
-      send_result(id, handle_request(method, params, m_opts));
+      send_result(id, handle_request(method, params, m_opts, m_recent));
     } catch (const Error& e) {
       send_error(id, e.code() == ExitCode::usage ? -32602 : -32601, e.what());
     } catch (const std::exception& e) {
@@ -130,6 +155,7 @@ class Server {
     kill_tree(it->second.child.pid);
     close_child(it->second);
     reap(it->second.child.pid);
+    drop_scratch(it->second);
     m_running.erase(it);  // a cancelled request gets no reply
   }
 
@@ -138,13 +164,29 @@ class Server {
     const Tool* tool = find_tool(name);
     if (!tool) return send_error(id, -32602, "unknown tool '" + name + "'; tools/list names them");
     std::vector<std::string> argv{"--json"};
-    try {
-      auto args = tool->argv(params.value("arguments", json::object()), m_opts);
-      argv.insert(argv.end(), args.begin(), args.end());
-    } catch (const Error& e) {
-      return send_result(id, tool_result(refusal(e.what(), e.exit_code()), true));
-    }
     Running r;
+    try {
+      json arguments = params.value("arguments", json::object());
+      if (!tool->seed_kind.empty() && seed_call(arguments)) {
+        SeedChain chain = seed_chain(tool->seed_kind, arguments, m_opts);
+        r.scratch = chain.scratch;
+        argv.insert(argv.end(), chain.steps.front().begin(), chain.steps.front().end());
+        r.rest.assign(chain.steps.begin() + 1, chain.steps.end());
+      } else {
+        auto args = tool->argv(arguments, m_opts);
+        if (auto ws = named_workspace(name, arguments)) m_recent = ws;
+        argv.insert(argv.end(), args.begin(), args.end());
+      }
+    } catch (const Error& e) {
+      drop_scratch(r);
+      return send_result(id, tool_result(refusal(e.what(), e.exit_code()), true));
+    } catch (const std::filesystem::filesystem_error& e) {  // the seed tools' scratch directory
+      drop_scratch(r);
+      return send_result(id, tool_result(refusal(std::string("cannot write the scratch workspace: ") + e.what() +
+                                                     "; point TMPDIR at a writable directory",
+                                                 static_cast<int>(ExitCode::not_writable)),
+                                         true));
+    }
     r.id = id;
     r.tool = tool;
     if (params.contains("_meta") && params["_meta"].contains("progressToken")) {
@@ -167,6 +209,7 @@ class Server {
         kill_tree(r.child.pid);
         close_child(r);
         reap(r.child.pid);
+        drop_scratch(r);
         send_result(r.id, tool_result(refusal(r.tool->name + " ran past its limit of " +
                                                   std::to_string(static_cast<int>(r.tool->timeout_s * m_opts.timeout_scale)) +
                                                   " s and was killed with its processes; narrow it (fewer shapes) or "
@@ -178,7 +221,18 @@ class Server {
       }
       if (r.child.out_fd < 0 && r.child.err_fd < 0) {
         int code = reap(r.child.pid);
+        if (code == 0 && !r.rest.empty()) {  // a seed call's next step, within the same time limit
+          std::vector<std::string> argv{"--json"};
+          argv.insert(argv.end(), r.rest.front().begin(), r.rest.front().end());
+          r.rest.erase(r.rest.begin());
+          auto deadline = r.child.deadline;
+          r.child = spawn_child(argv);
+          r.child.deadline = deadline;
+          ++it;
+          continue;
+        }
         send_result(r.id, finish(r, code));
+        drop_scratch(r);
         it = m_running.erase(it);
         continue;
       }
@@ -209,6 +263,7 @@ class Server {
 
   ServerOptions m_opts;
   std::map<std::string, Running> m_running;  // by the request id's JSON text
+  std::optional<std::filesystem::path> m_recent;  // the workspace the latest call named
 };
 
 }  // namespace
@@ -219,4 +274,4 @@ int serve(const ServerOptions& opts) {
   return Server(opts).run();
 }
 
-}  // namespace kgo::cli::mcp
+}  // namespace kgo::mcp

@@ -12,10 +12,10 @@
 #include <set>
 #include <thread>
 
-#include "cli/mcp.hpp"
+#include "mcp/mcp.hpp"
 #include "core/error.hpp"
 
-namespace kgo::cli::mcp {
+namespace kgo::mcp {
 
 namespace {
 
@@ -135,4 +135,4 @@ int reap(int pid) {
   return WIFSIGNALED(status) ? 128 + WTERMSIG(status) : 70;
 }
 
-}  // namespace kgo::cli::mcp
+}  // namespace kgo::mcp
