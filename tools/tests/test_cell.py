@@ -167,3 +167,16 @@ def test_the_cell_learns_no_seed_before_its_cases(harness, tmp_path):
     res = harness(**request(kernel, seed=12345))
     assert res["verdict"] == "PASS", res["message"]
     assert harness.probes(mark, "seed") == ["0"]
+
+
+def test_a_spawned_kernel_process_builds_the_same_cell(tmp_path):
+    """On a GPU kernel processes are spawned, not forked from the template: the spawned one enters its cell before
+    it imports anything (torch, the protocol's schemas) and still judges an honest kernel and keeps the workspace
+    out of reach."""
+    spawned = {"KGO_HARNESS_TEMPLATE": "0"}
+    rc, res, err = run_cli("check", request(KERNELS.parents[2] / "examples" / "softmax" / "kernel.py"), env=spawned)
+    assert res["verdict"] == "PASS", (res["message"], err[-2000:])
+    assert "landlock" in res["cell"]["confinement"]
+    ws, kernel = _workspace(tmp_path)
+    run_cli("check", request(kernel), env=spawned)
+    assert _landed(ws) == []

@@ -291,8 +291,16 @@ def read_paths():
     folder = os.environ.get("KGO_CELL_ROOT")
     if folder:
         paths.add(folder)
+    # The protocol's names and defaults, which the harness's modules read at import (schemas/harness/ beside tools/).
+    harness = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    paths.add(os.path.join(os.path.dirname(os.path.dirname(harness)), "schemas", "harness"))
+    import pwd
     import tempfile
-    home = os.path.realpath(os.path.expanduser("~"))
+    # The user's own home from the password database: $HOME already points into the cell's folder here.
+    try:
+        home = os.path.realpath(pwd.getpwuid(os.geteuid()).pw_dir)
+    except KeyError:
+        home = "/"
     # A PATH or import-path entry that is /, the temporary folder, a home folder or one above it would open what the
     # cell must not see (a workspace, a stamp key).
     closed = {"/", os.path.realpath(tempfile.gettempdir()), home}
