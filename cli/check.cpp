@@ -50,7 +50,8 @@ void register_check(CLI::App& app, Context& ctx) {
   sub->add_option("--atol", o->opts.settings.atol, "Absolute tolerance (overrides ref.py and the dtype default)");
   sub->add_option("--rtol", o->opts.settings.rtol, "Relative tolerance (overrides ref.py and the dtype default)");
   sub->add_option("--max-rel-err", o->opts.settings.max_rel_err, "Largest accepted ||out-ref||/||ref||");
-  sub->add_option("--seed", o->opts.settings.seed, "Base random seed")->capture_default_str();
+  sub->add_option("--seed", o->opts.settings.seed,
+                  "Base random seed of the inputs (default: drawn afresh for each check, so a kernel cannot know it)");
   add_check_timeouts(sub, o->timeouts, "in all");
   sub->add_flag("--no-edge-shapes", o->no_edge_shapes, "Do not add the edge shapes (1, 17, 4097 on the last axis)");
   sub->add_flag("--no-record", o->no_record, "Do not write the result into the memory record");

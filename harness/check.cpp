@@ -61,7 +61,7 @@ CheckReport run_check(const Target& target, const CheckSettings& settings) {
   r.kernel_sha256 = core::sha256_file(target.kernel);
   nlohmann::json req = target_request(target);
   req["trials"] = settings.trials;
-  req["seed"] = settings.seed;
+  if (settings.seed) req["seed"] = *settings.seed;
   req["edge_shapes"] = settings.edge_shapes;
   req["case_timeout_s"] = settings.case_timeout_s;
   req["total_timeout_s"] = settings.total_timeout_s;

@@ -20,7 +20,7 @@ inline constexpr double k_cpu_timeout_scale = 10;
 // Defaults from schemas/harness/request.schema.json (core/harness_protocol.hpp).
 struct CheckSettings {
   int trials = protocol::request_default::trials;
-  int seed = protocol::request_default::seed;
+  std::optional<int> seed;   // --seed; unset: the harness draws one for each request
   std::optional<double> atol, rtol, max_rel_err;
   double case_timeout_s = protocol::request_default::case_timeout_s;
   double total_timeout_s = protocol::request_default::total_timeout_s;
