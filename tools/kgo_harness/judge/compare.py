@@ -11,6 +11,9 @@ def _num(x):
     return x if math.isfinite(x) else None
 
 
+SMALL_CASE = 16   # elements; see compare()
+
+
 def compare(name, out, ref, atol, rtol, max_rel_err, expected_dtype=None, atol_scale="absolute"):
     """Report dict of one output (see result.schema.json#/$defs/output_report) plus 'passed'. With atol_scale
     "reference_rms" (tolerance.py: contractions) atol is multiplied by max(1, RMS of the reference); the atol
@@ -56,7 +59,11 @@ def compare(name, out, ref, atol, rtol, max_rel_err, expected_dtype=None, atol_s
         msgs.append(f"{rep['mismatches']}/{rep['numel']} elements outside atol={atol:g} rtol={rtol:g}; "
                     f"first at {rep['first_bad_index']}: got {got if got is not None else 'nan/inf'}, "
                     f"expected {rep['first_bad_expected']}")
-    rel_ok = rep["rel_err"] is not None and rep["rel_err"] <= max_rel_err
+    # The relative norm judges outputs of some size (all zeros for a reference of 1,000 tiny values fails on it). In
+    # a case of a few elements whose reference is near zero (random inputs give gelu(-9) in a 1x1 edge case) a
+    # relative error says nothing: there, every element within atol of the reference passes.
+    within_atol = rep["numel"] <= SMALL_CASE and rep.get("max_abs_err") is not None and rep["max_abs_err"] <= atol
+    rel_ok = rep["rel_err"] is not None and (rep["rel_err"] <= max_rel_err or within_atol)
     if rep["rel_err"] is not None and not rel_ok:
         msgs.append(f"rel_err {rep['rel_err']:.3g} > max_rel_err {max_rel_err:g}")
     rep["passed"] = rep["allclose"] and rel_ok and not msgs
