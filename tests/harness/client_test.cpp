@@ -31,7 +31,7 @@ HarnessCall call(const PythonInterpreter& py, std::chrono::milliseconds timeout 
 TEST(ClientTest, SendsRequestOnStdinAndParsesResult) {
   test::TempDir dir;
   auto got = (dir / "request").string();
-  auto py = fake(dir, "cat > " + got + "\necho \"$2\" > " + got + ".cmd\n"
+  auto py = fake(dir, "cat > " + got + "\necho \"$1 $3\" > " + got + ".cmd\n"
                  "printf '{\\n \"protocol\": 1, \"command\": \"check\",\\n \"verdict\": \"FAIL\", \"message\": \"bad\"}\\n'");
   HarnessOutcome o = run_harness(call(py));
   EXPECT_EQ(o.verdict, "FAIL");
@@ -41,7 +41,7 @@ TEST(ClientTest, SendsRequestOnStdinAndParsesResult) {
   EXPECT_EQ(req["protocol"], 1);
   EXPECT_EQ(req["command"], "check");
   EXPECT_EQ(req["kernel"], "/k.py");
-  EXPECT_EQ(test::read(got + ".cmd"), "check\n");
+  EXPECT_EQ(test::read(got + ".cmd"), "-I check\n");   // isolated: python -I <harness> check
 }
 
 TEST(ClientTest, StrayOutputBeforeTheResultIsSkipped) {
