@@ -148,7 +148,13 @@ nlohmann::json run_job(const Sweep& s, int id) {
   r["status"] = status;
   r["exit_code"] = p.timed_out || p.signaled ? nlohmann::json() : nlohmann::json(p.exit_code);
   r["attempts"] = std::min(attempt + 1, s.retries + 1);
-  r["error"] = error.empty() ? (status == "ok" || status == "fail" ? "" : tail(p.err, 1000)) : error;
+  if (error.empty() && status != "ok" && status != "fail") {
+    // Under --json kgo prints its error once, as JSON on stdout ({"error", "exit_code"}); stderr may hold none.
+    error = !out.is_discarded() && out.is_object() && out.contains("error") && out["error"].is_string()
+                ? tail(out["error"].get<std::string>(), 1000)
+                : tail(p.err, 1000);
+  }
+  r["error"] = error;
   r["finished_at"] = core::utc_now_iso();
   r["finished_unix"] = unix_now();
   r["seconds"] = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();

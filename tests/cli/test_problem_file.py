@@ -55,10 +55,10 @@ def test_a_changed_problem_file_is_refused_like_the_reference(tmp_path):
     ws = init(tmp_path)
     (ws / "problem.py").write_text((ws / "problem.py").read_text().replace("torch.randn(shape", "torch.zeros(shape"))
     r = check(ws)
-    assert r.rc == 5 and "problem.py differs from its committed version" in r.err, r.err
+    assert r.rc == 5 and "problem.py differs from its committed version" in r.out + r.err, (r.out, r.err)
     (ws / "problem.py").unlink()
     r = check(ws)
-    assert r.rc == 5 and "git checkout -- problem.py" in r.err, r.err
+    assert r.rc == 5 and "git checkout -- problem.py" in r.out + r.err, (r.out, r.err)
 
 
 def test_a_workspace_without_problem_py_uses_its_init_commit_kernel(tmp_path):

@@ -92,7 +92,7 @@ def test_stored_problem_files_and_kgo_json_are_part_of_the_reference(tmp_path):
     cfg["reference"] = "easy.json"
     (ws / "kgo.json").write_text(json.dumps(cfg))
     r = run_kgo("check", "--workspace", ws, "--device", "cpu")
-    assert r.rc == 5 and "kgo.json (reference, kernel_file, contract) differ from their committed" in r.err, r.err
+    assert r.rc == 5 and "kgo.json (reference, problem, kernel_file, contract) differ from their committed" in r.err, r.err
 
 
 def test_allow_op_is_stamped_committed_reported_and_audited(workspace):
@@ -138,18 +138,22 @@ def test_init_makes_the_stamp_key_and_a_workspace_without_one_gets_it_before_the
 
 
 # At import, the kernel replaces the workspace's stamp key with one it knows (it could then forge records).
+# The workspace's path is written in (in its cell a kernel sees only copies of its files, never the workspace).
 KEY_THIEF = GOOD + '''
 
 import os as _os
-_key = _os.path.join(_os.path.dirname(_os.path.abspath(__file__)), ".kgo", "stamp.key")
+_key = _os.path.join("{ws}", ".kgo", "stamp.key")
 try:
-    _os.unlink(_key)
+    try:
+        _os.unlink(_key)
+    except FileNotFoundError:
+        pass
+    _os.makedirs(_os.path.dirname(_key), exist_ok=True)
+    _fd = _os.open(_key, _os.O_WRONLY | _os.O_CREAT | _os.O_TRUNC, 0o600)
+    _os.write(_fd, b"a" * 64)
+    _os.close(_fd)
 except OSError:
     pass
-_os.makedirs(_os.path.dirname(_key), exist_ok=True)
-_fd = _os.open(_key, _os.O_WRONLY | _os.O_CREAT | _os.O_TRUNC, 0o600)
-_os.write(_fd, b"a" * 64)
-_os.close(_fd)
 '''
 
 
@@ -158,11 +162,11 @@ def test_a_key_the_kernel_made_is_never_adopted(workspace, fresh):
     key = workspace / ".kgo" / "stamp.key"
     if fresh:
         key.unlink()  # the kernel's best chance: kgo used to make the key only when it first stamped
-    (workspace / "kernel.py").write_text(KEY_THIEF)
+    (workspace / "kernel.py").write_text(KEY_THIEF.replace("{ws}", str(workspace)))
     commit(workspace, "the kernel", "kernel.py")
     kgo_ok("memory", "create", "--workspace", workspace)
     r = check(workspace)
-    if key.read_text() != "a" * 64:  # a cell that keeps the kernel away from .kgo/ stops it earlier
+    if not key.exists() or key.read_text() != "a" * 64:  # the cell keeps the kernel away from .kgo/
         assert r.rc == 0, r.err
         kgo_ok("iterate", "accept", "v0", "--workspace", workspace)
         return

@@ -571,6 +571,9 @@ def run_check(req, problem, kp, emit):
                 raise Hacked({"status": "REWARD_HACK", "message": str(h)}) from h
             except KernelDied as d:
                 raise Fatal({"status": "CRASH", "message": str(d)}) from d
+            except LoadError as e:   # the problem's side (its reference at an edge shape): not the kernel's doing
+                deleg = {"checked": False, "delegated": None, "own_launches": None, "reference_ops_called": [],
+                         "gpu_kernels": [], "message": f"delegation check did not run: {str(e)[:300]}"}
             except Exception as e:
                 if problem.device == "cuda" and is_cuda_fatal(e):
                     raise Fatal({"status": "CRASH", "message": f"CUDA error: {e}"}) from e
