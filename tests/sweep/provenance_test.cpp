@@ -6,29 +6,11 @@
 
 #include "core/files.hpp"
 #include "tests/sweep/sweep_fixture.hpp"
+#include "tests/tool_env.hpp"
 
 namespace kgo::sweep {
 
-namespace {
-
-// Sets an environment variable for one scope.
-class ScopedEnv {
- public:
-  ScopedEnv(const char* name, const std::string& value) : m_name(name) {
-    if (const char* old = std::getenv(name)) m_old = old;
-    ::setenv(name, value.c_str(), 1);
-  }
-  ~ScopedEnv() {
-    if (m_old) ::setenv(m_name, m_old->c_str(), 1);
-    else ::unsetenv(m_name);
-  }
-
- private:
-  const char* m_name;
-  std::optional<std::string> m_old;
-};
-
-}  // namespace
+using kgo::test::ScopedEnv;
 
 TEST(ProvenanceTest, RecordsHostKgoAndTheHashesOfTheWorkspacesKernelAndReference) {
   kgo::test::TempDir t;
