@@ -26,6 +26,15 @@ def log(text):
     sys.stderr.flush()
 
 
+def _remove_cells(judge_pid):
+    """The cell folders of a judge that did not close them itself (killed after a timeout or a crash)."""
+    try:
+        from kgo_harness.judge import cellfs
+        cellfs.remove_of(judge_pid)
+    except Exception:
+        pass
+
+
 class Worker:
     def __init__(self, device, kernels=True):
         self.device = device
@@ -83,6 +92,7 @@ class Worker:
             self.proc.wait()
             self.alive = False
             os.close(self.fd)
+            _remove_cells(self.pid)
 
     def close(self):
         if not self.alive:

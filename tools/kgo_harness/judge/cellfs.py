@@ -10,6 +10,7 @@ import tempfile
 
 from kgo_harness.cell import confine
 
+PREFIX = "kgo-cells-"   # then the judge's pid: the supervisor removes a killed judge's folders (remove_of)
 SKIP_DIRS = {"memory", "plans", "profiles", "report", "__pycache__", "node_modules"}
 MAX_FILES, MAX_FILE_BYTES, MAX_BYTES = 2000, 64 << 20, 256 << 20
 _ROOT = {}
@@ -19,7 +20,7 @@ def root():
     """This judge's root of cell folders (made on first use, removed by `cleanup`)."""
     if "path" not in _ROOT:
         base = "/dev/shm" if os.path.isdir("/dev/shm") and os.access("/dev/shm", os.W_OK) else None
-        path = tempfile.mkdtemp(prefix="kgo-cells-", dir=base)
+        path = tempfile.mkdtemp(prefix=f"{PREFIX}{os.getpid()}-", dir=base)
         os.chmod(path, 0o755)
         _ROOT["path"] = path
         _ROOT["serial"] = 0
@@ -110,3 +111,11 @@ def cleanup():
     path = _ROOT.pop("path", None)
     if path:
         shutil.rmtree(path, ignore_errors=True)
+
+
+def remove_of(judge_pid):
+    """Removes the cell folders a judge left behind when it was killed (its root is named by its pid)."""
+    import glob
+    for base in ("/dev/shm", tempfile.gettempdir()):
+        for path in glob.glob(os.path.join(base, f"{PREFIX}{int(judge_pid)}-*")):
+            shutil.rmtree(path, ignore_errors=True)

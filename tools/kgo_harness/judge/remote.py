@@ -411,6 +411,7 @@ class Pool:
         if self.template is not None:
             self.template.close()
             self.template = None
+        cellfs.cleanup()
 
 
 def _sid(pid):
