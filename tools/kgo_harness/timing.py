@@ -296,6 +296,18 @@ class Timer:
         return max(statistics.median(p[0] for p in pairs) - statistics.median(p[1] for p in pairs), 0.0)
 
 
+def flush_buffer(l2_bytes):
+    """(a float32 buffer twice the L2's size, the microseconds one read of it takes): Timer's L2 flush."""
+    flush = torch.ones(2 * l2_bytes // 4, dtype=torch.float32, device="cuda")
+    e0, e1 = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+    flush.sum()
+    e0.record()
+    flush.sum()
+    e1.record()
+    e1.synchronize()
+    return flush, e0.elapsed_time(e1) * 1e3
+
+
 def make_calls(cases, kind, compiled=None):
     if kind == "kernel":
         return lambda r: cases[r].run()

@@ -76,19 +76,10 @@ class _Fresh:
 
 
 def _timer(side, o, l2):
-    torch = side.torch
+    """The kernel process's Timer; its L2 flush buffer is made once per process (side.flush) and kept."""
     flush, ledger = None, {"device_s": 0.0, "compile_s": 0.0}
-    cached = getattr(side, "flush", None)
-    if side.problem.device == "cuda" and o["flush_l2"] and l2 and cached is not None:
-        flush, ledger["flush_us"] = cached
-    elif side.problem.device == "cuda" and o["flush_l2"] and l2:
-        flush = torch.ones(2 * l2 // 4, dtype=torch.float32, device="cuda")
-        e0, e1 = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-        flush.sum()
-        e0.record()
-        flush.sum()
-        e1.record()
-        e1.synchronize()
-        ledger["flush_us"] = e0.elapsed_time(e1) * 1e3
-        side.flush = (flush, ledger["flush_us"])
+    if side.problem.device == "cuda" and o["flush_l2"] and l2:
+        if getattr(side, "flush", None) is None:
+            side.flush = timing.flush_buffer(l2)
+        flush, ledger["flush_us"] = side.flush
     return timing.Timer(side.problem.device, flush, o, ledger)

@@ -54,26 +54,15 @@ def per_set(kp, message, device, sets):
     return [[t for n, t in named if str(n).startswith(f"set{r}.")] for r in range(sets)]
 
 
-def _flush_buffer(device, o, l2, ledger):
-    if device != "cuda" or not o["flush_l2"] or not l2:
-        return None
-    flush = torch.ones(2 * l2 // 4, dtype=torch.float32, device="cuda")
-    e0, e1 = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-    flush.sum()
-    e0.record()
-    flush.sum()
-    e1.record()
-    e1.synchronize()
-    ledger["flush_us"] = e0.elapsed_time(e1) * 1e3
-    return flush
-
-
 def run_bench(req, problem, kp, emit, ledger):
     o = req["bench"]
     device = problem.device
     tol = problem.tolerance()
     l2 = torch.cuda.get_device_properties(torch.cuda.current_device()).L2_cache_size if device == "cuda" else 0
-    timer = Timer(device, _flush_buffer(device, o, l2, ledger), o, ledger)  # the judge's, for the baselines
+    flush = timing.flush_buffer(l2) if device == "cuda" and o["flush_l2"] and l2 else None
+    if flush is not None:
+        ledger["flush_us"] = flush[1]
+    timer = Timer(device, flush[0] if flush else None, o, ledger)  # the judge's, for the baselines
     last = timing.recent_busy() if device == "cuda" else None
     if last:
         timer.busy(last["ms"], last["age_s"])   # the previous request's device work (a check just before)
