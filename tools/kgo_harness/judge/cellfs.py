@@ -80,7 +80,7 @@ def copy_in(folder, kernel, extra=()):
             size = src.stat().st_size
             if src != kernel and (size > MAX_FILE_BYTES or count >= MAX_FILES or total + size > MAX_BYTES):
                 continue
-            target = dest / src.relative_to(top)
+            target = inside_path(folder, kernel, src)
             target.parent.mkdir(parents=True, exist_ok=True)
             shutil.copyfile(src, target)
             os.chmod(target, 0o644)
@@ -88,11 +88,19 @@ def copy_in(folder, kernel, extra=()):
     for path in extra:
         src = pathlib.Path(path).resolve()
         if src.is_file() and top not in src.parents:
-            target = dest / "_extra" / src.name
+            target = inside_path(folder, kernel, src)
             target.parent.mkdir(parents=True, exist_ok=True)
             shutil.copyfile(src, target)
             os.chmod(target, 0o644)
     return dest / kernel.name
+
+
+def inside_path(folder, kernel, path):
+    """Where copy_in puts `path`: beside the kernel's copy as in the kernel's folder, or under `src/_extra/` when
+    it lies outside that folder."""
+    path, top = pathlib.Path(path).resolve(), pathlib.Path(kernel).resolve().parent
+    dest = pathlib.Path(folder) / "src"
+    return dest / path.relative_to(top) if path == top or top in path.parents else dest / "_extra" / path.name
 
 
 def outside_path(folder, kernel, inner):

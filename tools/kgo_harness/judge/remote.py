@@ -9,7 +9,6 @@ import json
 import os
 import pathlib
 import re
-import shutil
 import subprocess
 import sys
 import time
@@ -83,10 +82,7 @@ class KernelProcess:
         inner = dict(req)
         inner["kernel"] = str(kernel)
         if req.get("reference"):
-            ref = pathlib.Path(req["reference"]).resolve()
-            top = pathlib.Path(req["kernel"]).resolve().parent
-            inner["reference"] = str(kernel.parent / ref.relative_to(top)) if top in ref.parents else \
-                str(kernel.parent / "_extra" / ref.name)
+            inner["reference"] = str(cellfs.inside_path(self.cell_folder, req["kernel"], req["reference"]))
         inner["cache_dir"] = cellfs.identity_cache(self.identity or "none")
         if req.get("command") != "run-once":
             inner["seed"] = 0   # each case's seed comes with the case: the cell cannot prepare answers at its load
