@@ -180,3 +180,13 @@ def test_a_spawned_kernel_process_builds_the_same_cell(tmp_path):
     ws, kernel = _workspace(tmp_path)
     run_cli("check", request(kernel), env=spawned)
     assert _landed(ws) == []
+
+
+def test_a_warm_kernel_process_serves_its_identity_request_after_request(harness):
+    """A warm harness loads the same identity into its kernel process again for each request; the cell's second
+    Landlock layer is applied once (Landlock stacks at most 16 layers: the 16th request used to fail)."""
+    req = dict(request(KERNELS.parents[2] / "templates" / "ops" / "add" / "v1_baseline.py"), op="add")
+    for i in range(18):
+        res = harness(**req)
+        assert res["verdict"] == "PASS", (i, res["message"])
+        assert i == 0 or res["kernel_process"]["warm"] is True

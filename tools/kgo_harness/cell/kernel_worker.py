@@ -28,6 +28,7 @@ class KernelSide:
         self.storage = {}
         self.warmed = set()
         self.memory_cap_mb = None
+        self.narrowed = False
         self.memory_limit_mb = self.memory_device = None
 
     def verify(self, when):
@@ -56,10 +57,12 @@ class KernelSide:
         from kgo_harness.formats.contracts import Problem
         req = msg["request"]
         places = msg.get("cell") or {}
-        if places.get("cache"):
+        if places.get("cache") and not self.narrowed:
             # Before the kernel's code is imported: from here on this process writes only its folder and its
-            # identity's compile cache (a second Landlock layer; the first allowed every identity's cache).
+            # identity's compile cache (a second Landlock layer; the first allowed every identity's cache). Once:
+            # a warm harness loads the same identity again for each request, and Landlock stacks at most 16 layers.
             confine.narrow([self.folder, places["cache"]])
+            self.narrowed = True
             confine.use_places(self.folder, places["cache"])
         if self.memory_cap_mb is None:
             self.memory_limit_mb, self.memory_device = req.get("memory_limit_mb"), req["device"]
