@@ -39,6 +39,8 @@ def send(folder, tensors, ipc=False):
     if ipc:
         _held[path.name] = [(n, v.detach().contiguous() if type(v) is torch.Tensor else v) for n, v in tensors]
         tensors = _held[path.name]
+        if any(type(v) is torch.Tensor and v.is_cuda for _, v in tensors):
+            torch.cuda.synchronize()   # once: the producers' work is finished before any handle is read
     with open(path, "wb") as f:
         for name, value in tensors:
             if type(value) is not torch.Tensor:
@@ -87,11 +89,9 @@ def _cu():
 
 
 def _export(t):
-    """A CUDA tensor as a driver IPC handle of its allocation, the offset into it and its layout; the tensor stays
-    alive (in _held) until the next release(). Its producer's work is finished first."""
+    """A contiguous CUDA tensor (send synchronized its producers) as a driver IPC handle of its allocation, the offset
+    into it and its layout; the tensor stays alive (in _held) until the next release()."""
     cu = _cu()
-    torch.cuda.synchronize(t.device)
-    t = t.contiguous()
     base, size = ctypes.c_uint64(0), ctypes.c_size_t(0)
     handle = _Handle()
     if cu["range"](ctypes.byref(base), ctypes.byref(size), ctypes.c_uint64(t.data_ptr())) != 0 or \
