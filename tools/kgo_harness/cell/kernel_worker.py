@@ -432,6 +432,7 @@ def main(fd_in, fd_out, folder, device, namespaces=None):
         msg["clocks"] = clock_stamp()   # the judge holds these against its own clock (guard.clock_disagreement)
         out.write(json.dumps(msg, default=str) + "\n")
         out.flush()
+    procs.prime_cuda(device)   # made in the cell, after it is entered
     try:
         import torch
         from kgo_harness.cell import bench_kernel, guard
@@ -441,6 +442,11 @@ def main(fd_in, fd_out, folder, device, namespaces=None):
         deterministic_algorithms(torch, True, warn_only=True)
         # New allocations are NaN-filled: an output the kernel allocates but never fully writes shows up.
         torch.utils.deterministic.fill_uninitialized_memory = True
+        if device == "cuda" and torch.cuda.is_available():
+            # A spare cell is ready for any identity: CUDA's context made, Triton and the modules a load imports
+            # imported (what the template does once on the CPU), before the tamper snapshot.
+            torch.zeros(1, device="cuda").add_(1)
+            prepare_template()
         snapshot = guard.Snapshot()
     except Exception as e:
         emit({"fatal": f"cannot import torch/triton in the kernel's process: {type(e).__name__}: {e}"})

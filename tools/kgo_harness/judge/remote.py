@@ -66,6 +66,7 @@ class KernelProcess:
         self.out = os.fdopen(to_kernel_w, "w", buffering=1)
         self.inp = os.fdopen(from_kernel_r, "r")
         self.identity = None
+        self.compile_key = None   # whose compile cache it writes (compile_key)
         self.ready = False
         self.info = None
         self.cell = None      # what the kernel process reported of its confinement before any kernel code ran
@@ -83,7 +84,7 @@ class KernelProcess:
         inner["kernel"] = str(kernel)
         if req.get("reference"):
             inner["reference"] = str(cellfs.inside_path(self.cell_folder, req["kernel"], req["reference"]))
-        inner["cache_dir"] = cellfs.identity_cache(self.identity or "none")
+        inner["cache_dir"] = cellfs.identity_cache(self.compile_key or "none")
         if req.get("command") != "run-once":
             inner["seed"] = 0   # each case's seed comes with the case: the cell cannot prepare answers at its load
         self.bound = (req, inner)
@@ -127,7 +128,7 @@ class KernelProcess:
         self.wait_ready()
         if isinstance(fields.get("request"), dict):
             fields = {**fields, "request": self.cell_request(fields["request"]),
-                      "cell": {"cache": cellfs.identity_cache(self.identity or "none")}}
+                      "cell": {"cache": cellfs.identity_cache(self.compile_key or "none")}}
         before = guard.clock_stamp()
         try:
             self.out.write(json.dumps({"op": op, **fields}) + "\n")
@@ -356,14 +357,14 @@ class Pool:
         if self.spare is not None:
             self.spare.wait_ready()
 
-    def get(self, identity):
+    def get(self, identity, key=None):
         cur = self.current
         if cur is not None and cur.identity == identity and cur.proc.poll() is None:
             return cur, True
         self.discard()
         proc = self.spare or self._new()
         self.spare = self._new() if self.keep_spare else None
-        proc.identity = identity
+        proc.identity, proc.compile_key = identity, key or identity
         self.current = proc
         return proc, False
 
@@ -373,6 +374,7 @@ class Pool:
         cur = self.current
         if cur.helper is None or cur.helper.proc.poll() is not None:
             cur.helper = self._new()
+            cur.helper.identity, cur.helper.compile_key = cur.identity, cur.compile_key
         return cur.helper
 
     def discard(self):
@@ -422,6 +424,17 @@ def identity(req, srcs):
     process) and every source's hash."""
     text = json.dumps([str(pathlib.Path(req["kernel"]).resolve().parent), req.get("device"),
                        req.get("memory_limit_mb"), [(s["path"], s["sha256"]) for s in srcs]])
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
+def compile_key(req, srcs):
+    """Whose compile cache a kernel process writes and reads: the device and every source's bytes and place relative
+    to the kernel's folder, not the workspace. The same kernel, reference and imports in another workspace (a sweep's
+    copies, a second workspace) reuse what the first compiled; a cache is only ever written by code with exactly
+    these sources, so no other kernel can plant an object in it."""
+    top = pathlib.Path(req["kernel"]).resolve().parent
+    places = sorted((os.path.relpath(s["path"], top), s["sha256"]) for s in srcs)
+    text = json.dumps(["compile", req.get("device"), places])
     return hashlib.sha256(text.encode()).hexdigest()
 
 

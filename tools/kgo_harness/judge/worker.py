@@ -60,6 +60,8 @@ def main(fd, device, kernels=True):
     start = time.perf_counter()
     spare = os.environ.get("KGO_HARNESS_SPARE") == "1"
     forked = kernels and remote.template_wanted(device)
+    if not forked:   # a template must fork before CUDA starts in this process
+        procs.prime_cuda(device)
     if kernels and not forked:
         POOL = remote.Pool(device, keep_spare=spare)   # the kernel's process imports torch while this one does
     procs.collect_later()
@@ -169,7 +171,7 @@ def handle(req, emit):
     remote.SECONDS.clear()
     if req.get("_only_case") is not None:
         POOL.discard()   # isolate=case: each case in a kernel process of its own
-    kp, warm_kernel = POOL.get(remote.identity(req, srcs))
+    kp, warm_kernel = POOL.get(remote.identity(req, srcs), remote.compile_key(req, srcs))
     res["kernel_process"] = {"pid": kp.proc.pid, "warm": warm_kernel}
     emit({"type": "kernel", "pid": kp.proc.pid})   # what the supervisor ends after a timeout
     try:
