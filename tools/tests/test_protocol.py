@@ -75,8 +75,8 @@ def _processes_of(command, request):
             for child in kids.get(todo.pop(), []):
                 todo.append(child)
                 try:
-                    with open(f"/proc/{child}/cmdline", "rb") as f:
-                        seen.setdefault(child, f.read().split(b"\0"))
+                    with open(f"/proc/{child}/cmdline", "rb") as f:   # every read: the first may precede exec
+                        seen.setdefault(child, set()).update(f.read().split(b"\0"))
                 except OSError:
                     pass
         time.sleep(0.01)
