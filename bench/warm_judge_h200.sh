@@ -22,7 +22,9 @@ side() {  # side NAME: KGO, KGO_DATA_DIR and a private runtime folder for that s
 }
 ws() {  # ws SIDE N: a softmax workspace at 4096x4096
   side "$1"; local d=$W/$1-ws$2
-  [ -d "$d" ] || "$K" init sm examples/softmax/kernel.py --platform H200 --dir "$d" --shape 4096x4096 >/dev/null
+  if [ ! -d "$d" ]; then
+    mkdir -p "$d"; "$K" init sm examples/softmax/kernel.py --platform H200 --dir "$d" --shape 4096x4096 >/dev/null
+  fi
   echo "$d/kernel_opt_sm"
 }
 date -u; echo "command: bench/warm_judge_h200.sh $PHASES"; nvidia-smi --query-gpu=name,driver_version --format=csv,noheader
@@ -65,12 +67,27 @@ for phase in $PHASES; do
         nvidia-smi --query-gpu=timestamp,utilization.gpu --format=csv,noheader -lms 200 > "$OUT/smi-$s.csv" 2>/dev/null &
         smi=$!
         t=$(date +%s%N)
-        KGO=$K GPUS=0 SWEEP_WORK=$W/sweep-$s OUT=$W/sweep-out-$s bench/sweep_h200.sh > "$W/sweep-$s.log" 2>&1
+        detail=""; [ "$s" = new ] && detail=1
+        KGO=$K GPUS=0 SWEEP_DETAIL=$detail SWEEP_WORK=$W/sweep-$s OUT=$W/sweep-out-$s bench/sweep_h200.sh \
+          > "$W/sweep-$s.log" 2>&1
         echo "$s: sweep of 24 jobs on GPU 0: $(ms "$t") ms (exit $?)"
         kill $smi; wait $smi 2>/dev/null
         grep -E "results; wall|statuses|pinned" "$W/sweep-out-$s/summary.txt"
         python3 -c "import sys; v=[int(l.split(',')[1].split()[0]) for l in open(sys.argv[1]) if l.count(',')==1 and l.split(',')[1].strip().split()[0].isdigit()]; print(f'nvidia-smi: {len(v)} samples, GPU computing in {100*sum(x>0 for x in v)/max(len(v),1):.0f}%, mean utilization {sum(v)/max(len(v),1):.0f}%')" "$OUT/smi-$s.csv"
-      done ;;
+      done
+      python3 - "$W/sweep-new/sweep" <<'PY'
+import json, pathlib, sys
+d = pathlib.Path(sys.argv[1])
+for f in sorted((d / "results").glob("*.json"), key=lambda f: int(f.stem)):
+    r = json.loads(f.read_text())
+    out = d / "jobs" / f.stem / "output.json"
+    h = (json.loads(out.read_text()).get("harness") or {}) if out.exists() else {}
+    t = h.get("timing") or {}
+    print(f"{r['job']['label']:<36} step {r.get('step_seconds') or 0:5.2f} s; harness {t.get('wall_s', 0):5.2f} s; "
+          f"judge warm {(h.get('worker') or {}).get('warm')}; kernel process {t.get('kernel_start_s', 0)}; " +
+          ", ".join(f"{k} {v:.2f}" for k, v in sorted(t.items()) if k.startswith(("kernel_", "device", "compile", "import")) and v))
+PY
+      ;;
   esac
 done
 rm -rf "$W"

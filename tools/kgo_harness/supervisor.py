@@ -455,7 +455,7 @@ def _contain(daemon, warm):
     if not daemon:
         procs.die_with_parent(signal.SIGTERM)
     if warm:
-        os.environ["KGO_HARNESS_SPARE"] = "1"
+        os.environ["KGO_HARNESS_SPARE"] = "auto"
 
 
 def cli(argv):

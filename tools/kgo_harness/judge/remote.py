@@ -1,6 +1,6 @@
 """The judge's side of the process boundary: the kernel's process (kernel_worker.py), started fresh for
-every (kernel, reference, local imports, workspace) identity and never reused for another; a spare one
-with torch already imported waits so that a new identity does not pay the import. Replies are JSON, tensors
+every (kernel, reference, local imports, workspace) identity and never reused for another; spares started
+ahead wait so that a new identity does not pay the start. Replies are JSON, tensors
 come as bytes (wire.py); nothing the kernel's process sends is executed or unpickled."""
 import ast
 import collections
@@ -324,11 +324,12 @@ def template_wanted(device):
 
 
 class Pool:
-    """At most one kernel process in use, bound to one identity, and one spare."""
+    """At most one kernel process in use, bound to one identity, and up to `keep` spares: kernel processes in their
+    cells, started (torch, Triton, a GPU's CUDA context) before any identity is known, each handed to one identity."""
 
-    def __init__(self, device, keep_spare):
+    def __init__(self, device, keep):
         self.device = device
-        self.keep_spare = keep_spare
+        self.keep = keep
         self.current = None
         # New kernel processes are forks of a template process with torch imported; only where this process
         # adopts orphans (the judge), since the template hands each fork over through an orphaned middle process.
@@ -340,30 +341,34 @@ class Pool:
             self.template = zygote.Template(device, cell_places())
         # With a template the first process is forked once the template is ready (wait_ready), so the judge
         # goes on to its own torch import meanwhile; without one it is spawned now, for the same overlap.
-        self.spare = None if self.template is not None else self._new()
+        self.spares = [] if self.template is not None else [self._new()]
 
     def _new(self):
         return KernelProcess(self.device, self.template)
 
     def wait_ready(self):
-        """The spare kernel process, made if needed, has started (torch imported, tamper snapshot taken)."""
-        if self.spare is None:
-            self.spare = self._new()
+        """A spare kernel process, made if needed, has started (torch imported, tamper snapshot taken)."""
+        if not self.spares:
+            self.spares.append(self._new())
         self.settle()
 
     def settle(self):
-        """A spare still starting finishes its start (its torch import) now: before anything is timed, so that
-        no start-up shares the host with the timed loops."""
-        if self.spare is not None:
-            self.spare.wait_ready()
+        """Spares still starting finish their start now: before anything is timed, so that no start-up shares the
+        host with the timed loops."""
+        for spare in self.spares:
+            spare.wait_ready()
+
+    def refill(self):
+        """Back to `keep` spares, after a request: started while no request runs, ready for the next identities."""
+        while len(self.spares) < self.keep:
+            self.spares.append(self._new())
 
     def get(self, identity, key=None):
         cur = self.current
         if cur is not None and cur.identity == identity and cur.proc.poll() is None:
             return cur, True
         self.discard()
-        proc = self.spare or self._new()
-        self.spare = self._new() if self.keep_spare else None
+        proc = self.spares.pop(0) if self.spares else self._new()
         proc.identity, proc.compile_key = identity, key or identity
         self.current = proc
         return proc, False
@@ -373,21 +378,21 @@ class Pool:
         reference that lives in the kernel's own file (it runs there, never here or beside the kernel)."""
         cur = self.current
         if cur.helper is None or cur.helper.proc.poll() is not None:
-            cur.helper = self._new()
+            cur.helper = self.spares.pop(0) if self.spares else self._new()
             cur.helper.identity, cur.helper.compile_key = cur.identity, cur.compile_key
         return cur.helper
 
     def discard(self):
         """Ends the kernel's process and everything it started: each kernel process leads a session of its own,
         so what it left behind (this process, their subreaper, adopted it) is in another session than this
-        one's; the spare's tree and this process's own helpers are left alone."""
+        one's; the spares' trees and this process's own helpers are left alone."""
         if self.current is None:
             return
         self.current.close()
         self.current = None
         keep = set()
-        if self.spare is not None:
-            keep = {self.spare.proc.pid, *procs.descendants(self.spare.proc.pid)}
+        for spare in self.spares:
+            keep |= {spare.proc.pid, *procs.descendants(spare.proc.pid)}
         mine = os.getsid(0)
         strays = [p for p in procs.descendants(os.getpid()) if p not in keep and _sid(p) not in (mine, None)]
         for pid in strays:
@@ -403,9 +408,9 @@ class Pool:
 
     def close(self):
         self.discard()
-        if self.spare is not None:
-            self.spare.close()
-            self.spare = None
+        for spare in self.spares:
+            spare.close()
+        self.spares = []
         if self.template is not None:
             self.template.close()
             self.template = None
