@@ -317,9 +317,10 @@ def rewritten(before, after):
 
 
 def template_wanted(device):
-    """Whether kernel processes are forks of a template (Pool): on the CPU by default, on a GPU only with
-    KGO_HARNESS_TEMPLATE=1, and only in a process that adopts orphans (the judge)."""
-    wanted = os.environ.get("KGO_HARNESS_TEMPLATE", "1" if device == "cpu" else "0") == "1"
+    """Whether kernel processes are forks of a template (Pool), unless KGO_HARNESS_TEMPLATE=0, and only in a process
+    that adopts orphans (the judge). On a GPU a fork then pays only its CUDA context, not the torch import: a
+    spare is ready sooner for back-to-back identities (a sweep)."""
+    wanted = os.environ.get("KGO_HARNESS_TEMPLATE", "1") == "1"
     return wanted and procs.is_subreaper()
 
 
@@ -333,8 +334,6 @@ class Pool:
         self.current = None
         # New kernel processes are forks of a template process with torch imported; only where this process
         # adopts orphans (the judge), since the template hands each fork over through an orphaned middle process.
-        # On the CPU by default; on a GPU only with KGO_HARNESS_TEMPLATE=1 (it works there but is not faster:
-        # each fork still initializes CUDA; evidence/device-2026-11-25-late.md, call 11).
         self.template = None
         if template_wanted(device):
             from kgo_harness.judge import zygote
@@ -363,7 +362,10 @@ class Pool:
         while len(self.spares) < self.keep:
             self.spares.append(self._new())
 
-    def get(self, identity, key=None):
+    def get(self, identity, key=None, timed=False):
+        """The kernel process of `identity`: the current one, else a spare (the oldest) or a new one. A request that
+        times nothing (`timed` false) starts the spare that replaces it now, so that it is ready for the next
+        identity; a timed one leaves that to `refill`, after its timing."""
         cur = self.current
         if cur is not None and cur.identity == identity and cur.proc.poll() is None:
             return cur, True
@@ -371,6 +373,8 @@ class Pool:
         proc = self.spares.pop(0) if self.spares else self._new()
         proc.identity, proc.compile_key = identity, key or identity
         self.current = proc
+        if not timed:
+            self.refill()
         return proc, False
 
     def helper(self):
