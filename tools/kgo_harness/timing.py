@@ -360,3 +360,58 @@ def refreshed(tensors, originals, fresh, generation):
 def floating_inputs(case):
     """The floating input tensors of a case, in a fixed order (those `refreshed` changes)."""
     return [t for _, t in sorted(case.input_tensors().items()) if t.is_floating_point()]
+
+
+_WEIGHTS = {}   # (numel, device, key) -> int32 weights of the output digest (one per size kept)
+
+
+def _weights(numel, device, key):
+    k = (numel, str(device), key)
+    w = _WEIGHTS.get(k)
+    if w is None:
+        _WEIGHTS.clear()
+        gen = torch.Generator(device="cpu").manual_seed(int(key))
+        w = _WEIGHTS[k] = torch.randint(-(1 << 31), 1 << 31, (numel,), generator=gen, dtype=torch.int64) \
+            .to(torch.int32).to(device)
+    return w
+
+
+_INTS = {1: torch.uint8, 2: torch.int16, 4: torch.int32, 8: torch.int64}
+
+
+def digest(outputs, key):
+    """A keyed digest of one call's outputs' exact bits: the sum modulo 2**32 of each element's bit pattern times a
+    pseudo-random int32 weight (from `key`). Sums modulo 2**32 do not depend on their order, so the judge recomputes
+    exactly what the kernel's process said, on any device and thread count; one read of the outputs and of the
+    weights. Outputs that differ in any bit change it, except by solving a modular knapsack over the weights."""
+    outs = outputs if isinstance(outputs, (list, tuple)) else [outputs]
+    total = 0
+    for i, t in enumerate(outs):
+        if type(t) is not torch.Tensor:
+            total += sum(repr(t).encode()) * (i + 1)
+            continue
+        flat = t.detach().contiguous().reshape(-1)
+        size = flat.element_size()
+        bits = flat.view(_INTS[size]) if size in _INTS else flat.view(torch.uint8)
+        if bits.dtype in (torch.uint8, torch.int16):
+            bits = bits.to(torch.int32)
+        w = _weights(bits.numel(), bits.device, key + i)
+        if bits.dtype == torch.int64:
+            bits = (bits ^ (bits >> 32)).to(torch.int32)   # both halves of each 8-byte element
+        total += int((bits * w).sum(dtype=torch.int32))
+    return total % (1 << 32)
+
+
+def capture(call, sets):
+    """A CUDA graph of one call per input set (after a warm-up of them on a side stream) and the outputs it fills."""
+    side = torch.cuda.Stream()
+    side.wait_stream(torch.cuda.current_stream())
+    with torch.cuda.stream(side):
+        for r in range(sets):
+            call(r)
+    torch.cuda.current_stream().wait_stream(side)
+    torch.cuda.synchronize()
+    g = torch.cuda.CUDAGraph()
+    with torch.cuda.graph(g):
+        outs = [call(r) for r in range(sets)]
+    return g, outs
