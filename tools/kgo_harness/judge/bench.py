@@ -152,7 +152,8 @@ def bench_size(req, problem, kp, timer, shape, index, tol, work, warnings):
             size["message"] = (f"work escapes the caller's stream: {synced:.1f} us with a device synchronize vs "
                                f"{size['median_us']:.1f} us stream-ordered; reporting the synchronized time")
             size["median_us"] = synced
-    wallclock.wall_check(kp, size, device, spot)
+    if size["outputs_checked"] is not False:   # wrong timed outputs already FAIL; their time is not recorded
+        wallclock.wall_check(kp, size, device, spot)
     if size.get("reward_hack"):
         return size
     for kind in req["bench"]["baselines"]:
