@@ -362,28 +362,30 @@ def floating_inputs(case):
     return [t for _, t in sorted(case.input_tensors().items()) if t.is_floating_point()]
 
 
-_WEIGHTS = {}   # (numel, device, key) -> int32 weights of the output digest (one per size kept)
+_WEIGHTS = {}   # (numel, device) -> the int32 weights of the output digest, a few sizes kept
 
 
-def _weights(numel, device, key):
-    k = (numel, str(device), key)
+def _weights(numel, device):
+    k = (numel, str(device))
     w = _WEIGHTS.get(k)
     if w is None:
-        _WEIGHTS.clear()
-        gen = torch.Generator(device="cpu").manual_seed(int(key))
-        w = _WEIGHTS[k] = torch.randint(-(1 << 31), 1 << 31, (numel,), generator=gen, dtype=torch.int64) \
-            .to(torch.int32).to(device)
+        if len(_WEIGHTS) >= 4:
+            _WEIGHTS.pop(next(iter(_WEIGHTS)))
+        gen = torch.Generator(device=device).manual_seed(0x6b676f)   # the same weights in every process
+        w = _WEIGHTS[k] = torch.randint(-(1 << 31), 1 << 31, (numel,), generator=gen, dtype=torch.int64,
+                                        device=device).to(torch.int32)
     return w
 
 
 _INTS = {1: torch.uint8, 2: torch.int16, 4: torch.int32, 8: torch.int64}
 
 
-def digest(outputs, key):
-    """A keyed digest of one call's outputs' exact bits: the sum modulo 2**32 of each element's bit pattern times a
-    pseudo-random int32 weight (from `key`). Sums modulo 2**32 do not depend on their order, so the judge recomputes
-    exactly what the kernel's process said, on any device and thread count; one read of the outputs and of the
-    weights. Outputs that differ in any bit change it, except by solving a modular knapsack over the weights."""
+def digest(outputs):
+    """A digest of one call's outputs' exact bits: the sum modulo 2**32 of each element's bit pattern times a fixed
+    pseudo-random int32 weight (the same in every process for a size and device type). Sums modulo 2**32 do not
+    depend on their order, so the judge recomputes exactly what the kernel's process said, on any thread count; one
+    read of the outputs and of the weights. Outputs that differ in a few bits change it; it is no cryptographic
+    hash (PROTOCOL.md says what that leaves open)."""
     outs = outputs if isinstance(outputs, (list, tuple)) else [outputs]
     total = 0
     for i, t in enumerate(outs):
@@ -395,9 +397,9 @@ def digest(outputs, key):
         bits = flat.view(_INTS[size]) if size in _INTS else flat.view(torch.uint8)
         if bits.dtype in (torch.uint8, torch.int16):
             bits = bits.to(torch.int32)
-        w = _weights(bits.numel(), bits.device, key + i)
-        if bits.dtype == torch.int64:
+        elif bits.dtype == torch.int64:
             bits = (bits ^ (bits >> 32)).to(torch.int32)   # both halves of each 8-byte element
+        w = _weights(bits.numel() + i, bits.device)[i:]     # another weight order for each output
         total += int((bits * w).sum(dtype=torch.int32))
     return total % (1 << 32)
 

@@ -68,7 +68,7 @@ class _Batches:
         if msg.get("empty"):
             return {}
         time.sleep(self.sets * (self.synced_us if msg.get("sync") else self.host_us) / 1e6)
-        return {"digests": [timing.digest(o, msg["key"]) for o in self.outs]} if msg.get("sync") else {}
+        return {"digests": [timing.digest(o) for o in self.outs]} if msg.get("sync") else {}
 
 
 class _Spot:

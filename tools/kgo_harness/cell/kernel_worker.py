@@ -198,8 +198,8 @@ class KernelSide:
     def batch(self, msg):
         """One timed batch, which the judge times around this request with its own clock (judge/wallclock.py): every
         timed input set gets fresh values from the judge's `fresh` number, then one call per set back to back (in
-        graph mode one replay of a graph of them), a device synchronize, and a digest of each call's outputs under
-        the judge's `key` (timing.digest); the outputs are kept for `batch_outputs` until the next batch. `sync`
+        graph mode one replay of a graph of them), a device synchronize, and a digest of each call's outputs
+        (timing.digest); the outputs are kept for `batch_outputs` until the next batch. `sync`
         false: the calls only, no synchronize and no digests (the host's enqueue cost); `empty`: nothing."""
         from kgo_harness import timing
         self.held = None
@@ -220,7 +220,7 @@ class KernelSide:
             if not msg.get("sync", True):
                 return {}
             self.sync()
-            digests = [timing.digest(o, int(msg["key"])) for o in outs]
+            digests = [timing.digest(o) for o in outs]
         self.held = outs
         return {"digests": digests}
 

@@ -32,15 +32,15 @@ def _round_trip(kp, **fields):
     return time.perf_counter() - t0, got
 
 
-def overhead_us(device, spot, key):
+def overhead_us(device, spot):
     """What a batch costs besides its calls, measured in this process on its own copies (the kernel cannot reach
     it): the fresh inputs of every set and the digest of every set's timed outputs; the smaller of two."""
     def once():
         _sync(device)
         t0 = time.perf_counter()
-        spot.refresh_all(key)
+        spot.refresh_all(1)
         for outs in spot.outputs:
-            timing.digest(outs, key)
+            timing.digest(outs)
         _sync(device)
         return (time.perf_counter() - t0) * 1e6
     return min(once() for _ in range(2))
@@ -51,21 +51,21 @@ def batches(kp, spot, device, median):
     per call, the calls checked). Raises Hack when a checked call's outputs are not what its batch committed or
     not the reference's for its inputs."""
     sets = spot.sets
-    cost = overhead_us(device, spot, 1) / sets
+    cost = overhead_us(device, spot) / sets
     count = int(max(MIN_BATCHES, min(MAX_BATCHES, math.ceil(WALL_TARGET_US / max(median * sets, 0.5)))))
-    _round_trip(kp, fresh=spot.fresh_key(), key=1, sync=True)   # first batch (a graph's capture): not timed
+    _round_trip(kp, fresh=spot.fresh_key(), sync=True)   # first batch (a graph's capture): not timed
     empty = min(_round_trip(kp, empty=True)[0] for _ in range(3))
     walls = []
     for _ in range(count):
-        fresh, key = spot.fresh_key(), 1 + secrets.randbelow(1 << 30)
-        seconds, got = _round_trip(kp, fresh=fresh, key=key, sync=True)
+        fresh = spot.fresh_key()
+        seconds, got = _round_trip(kp, fresh=fresh, sync=True)
         digests = got.get("digests") if isinstance(got, dict) else None
         if not isinstance(digests, list) or len(digests) != sets:
             raise Hack(f"a timed batch of {sets} calls replied {digests!r} for its outputs' digests")
         walls.append(max(seconds - min(empty, EMPTY_SHARE * seconds), 0.0) / sets * 1e6)
         for j in secrets.SystemRandom().sample(range(sets), min(CHECKED, sets)):
             outs = spot.fetch(kp, j)
-            if timing.digest(outs, key) != digests[j]:
+            if timing.digest(outs) != digests[j]:
                 raise Hack(f"call {j} of a timed batch returned outputs other than those its batch's reply "
                            "committed to: the work was done after the judge's clock stopped")
             if not spot.check(j, outs, fresh):
