@@ -199,8 +199,8 @@ class KernelSide:
         """One timed batch, which the judge times around this request with its own clock (judge/wallclock.py): every
         timed input set gets fresh values from the judge's `fresh` number, then one call per set back to back (in
         graph mode one replay of a graph of them), a device synchronize, and a digest of each call's outputs
-        (timing.digest); the outputs are kept for `batch_outputs` until the next batch. `sync`
-        false: the calls only, no synchronize and no digests (the host's enqueue cost); `empty`: nothing."""
+        (timing.digests); the outputs are kept for `batch_outputs` until the next batch. `sync` false: the calls
+        only, no synchronize and no digests (the host's enqueue cost); `empty`: nothing."""
         from kgo_harness import timing
         self.held = None
         if msg.get("empty"):
@@ -220,7 +220,7 @@ class KernelSide:
             if not msg.get("sync", True):
                 return {}
             self.sync()
-            digests = [timing.digest(o) for o in outs]
+            digests = timing.digests(outs)
         self.held = outs
         return {"digests": digests}
 
@@ -228,6 +228,7 @@ class KernelSide:
         """The outputs of call `index` of the last batch (the judge picks it after the batch's reply)."""
         from kgo_harness import wire
         wire.release()
+        self.verify("during the timed batches")
         got = self.held[int(msg["index"])] if self.held is not None else None
         got = list(got) if isinstance(got, (list, tuple)) else ([got] if got is not None else [])
         return {"outputs": wire.send(self.folder, [(f"out{i}", t) for i, t in enumerate(got)], bool(msg.get("ipc")))}
