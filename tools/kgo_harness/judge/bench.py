@@ -32,19 +32,20 @@ def check_outputs(cases, outs, tol):
     return ok, (worst if math.isfinite(worst) else None)
 
 
-def refresh_like(cases, said, fresh, samples):
+def refresh_like(cases, said, fresh, samples, originals=None):
     """Gives the judge's cases the inputs each set had at its last timed call (timing.refreshed: generation g of set
-    r); a message when the kernel's process did not refresh as asked (a set refreshed before each sample)."""
+    r); a message when the kernel's process did not refresh as asked (a set refreshed before each sample).
+    `originals`: each set's first values (Spot keeps them), else taken now."""
     ok = isinstance(said, list) and len(said) == len(cases) and all(isinstance(g, int) and g >= 0 for g in said) \
         and sum(said) >= samples
     if not ok:
         return ("the kernel's process did not give its timed calls fresh inputs as the judge asked (generations "
                 f"{said!r} for {samples} samples): its timing is not trusted")
-    for case, g in zip(cases, said):
+    for r, (case, g) in enumerate(zip(cases, said)):
         if g == 0:
             continue   # a set no timed sample reached keeps its first values (its outputs are the warm-up's)
         live = timing.floating_inputs(case)
-        timing.refreshed(live, [t.clone() for t in live], fresh, g)
+        timing.refreshed(live, originals[r] if originals else [t.clone() for t in live], fresh, g)
     return None
 
 
@@ -120,7 +121,7 @@ def bench_size(req, problem, kp, timer, shape, index, tol, work, warnings):
     cases = made or judge_sets(problem, kp, shape, seed, sets, index)
     spot = Spot(cases, outs, fresh is not None, tol if o["check_outputs"] else None, device)
     if fresh is not None:
-        stale = refresh_like(cases, got.get("fresh"), fresh, len(samples))
+        stale = refresh_like(cases, got.get("fresh"), fresh, len(samples), spot.originals)
         if stale:
             size["reward_hack"] = stale
             size["message"] = stale
