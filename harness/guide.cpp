@@ -36,12 +36,15 @@ std::vector<std::string> topics(const std::string& md) {
 
 }  // namespace
 
-json op_guide(const std::string& name) {
+json op_guide(const std::string& name, const PythonInterpreter& py) {
   const roofline::OpInfo& op = roofline::find_op(name);
   json dtypes = json::array();
   for (const auto& d : roofline::dtypes()) dtypes.push_back(d.name);
   bool own = fs::is_directory(op_dir(op.name));
   auto ref = core::try_read_file((own ? op_dir(op.name) : op_dir("generic")) / "ref.py");
+  json table = harness_catalog(py);
+  const json* h = catalog_entry(table, op.name);
+  auto from_table = [h](const char* key) { return h && (*h)[key].is_string() ? (*h)[key] : json(); };
   return {{"op", op.name},
           {"aliases", op.aliases},
           {"summary", op.summary},
@@ -52,6 +55,10 @@ json op_guide(const std::string& name) {
           {"matmul_like", op.matmul_like},
           {"dtypes", dtypes},
           {"entry", "triton_" + op.name},
+          {"signature", from_table("signature")},
+          {"inputs", from_table("inputs")},
+          {"shape_meaning", from_table("shape_meaning")},
+          {"torch_reference", from_table("reference")},
           {"templates", own ? "own" : "generic"},
           {"reference", own && ref ? json(*ref) : json()},
           {"next", "kgo guide template " + op.name + "  (tool get_kernel_template); kgo roofline --op " + op.name}};
