@@ -35,10 +35,10 @@ void register_guide(CLI::App& app, Context& ctx) {
     std::string text = j["op"].get<std::string>() + ": " + j["summary"].get<std::string>() + "\n  shape " +
                        j["shape"].get<std::string>() + "\n  FLOPs " + j["flops"].get<std::string>() + "\n  bytes " +
                        j["bytes"].get<std::string>() + "\n  entry " + j["entry"].get<std::string>() + " (op mode)\n";
-    if (j["signature"].is_string()) {
-      text += "  signature " + j["signature"].get<std::string>() + "\n  inputs " + j["inputs"].get<std::string>() +
-              "\n  shapes " + j["shape_meaning"].get<std::string>() + "\n  torch " +
-              j["torch_reference"].get<std::string>() + "\n";
+    if (const auto& h = j["harness"]; h.is_object()) {
+      text += "  signature " + h["signature"].get<std::string>() + "\n  inputs " + h["inputs"].get<std::string>() +
+              "\n  shapes " + h["shape_meaning"].get<std::string>() + "\n  torch " +
+              h["torch_reference"].get<std::string>() + "\n";
     }
     if (j["reference"].is_string()) text += "reference:\n" + j["reference"].get<std::string>();
     emit(ctx, j, text);

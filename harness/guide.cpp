@@ -44,7 +44,11 @@ json op_guide(const std::string& name, const PythonInterpreter& py) {
   auto ref = core::try_read_file((own ? op_dir(op.name) : op_dir("generic")) / "ref.py");
   json table = harness_catalog(py);
   const json* h = catalog_entry(table, op.name);
-  auto from_table = [h](const char* key) { return h && (*h)[key].is_string() ? (*h)[key] : json(); };
+  json harness;  // null when the harness's table has no entry for the op
+  if (h) {
+    harness = {{"signature", h->value("signature", "")}, {"inputs", h->value("inputs", "")},
+               {"shape_meaning", h->value("shape_meaning", "")}, {"torch_reference", h->value("reference", "")}};
+  }
   return {{"op", op.name},
           {"aliases", op.aliases},
           {"summary", op.summary},
@@ -55,10 +59,7 @@ json op_guide(const std::string& name, const PythonInterpreter& py) {
           {"matmul_like", op.matmul_like},
           {"dtypes", dtypes},
           {"entry", "triton_" + op.name},
-          {"signature", from_table("signature")},
-          {"inputs", from_table("inputs")},
-          {"shape_meaning", from_table("shape_meaning")},
-          {"torch_reference", from_table("reference")},
+          {"harness", harness},
           {"templates", own ? "own" : "generic"},
           {"reference", own && ref ? json(*ref) : json()},
           {"next", "kgo guide template " + op.name + "  (tool get_kernel_template); kgo roofline --op " + op.name}};

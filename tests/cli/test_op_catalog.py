@@ -183,4 +183,5 @@ def test_guide_op_gives_the_harness_signature_and_inputs_of_an_op_with_generic_t
         assert line in r.out, (line, r.out)
     doc = run_kgo("--json", "guide", "op", "gemv").json()
     assert doc["templates"] == "generic" and doc["reference"] is None
-    assert doc["signature"] == "triton_matvec(a, x)" and doc["shape_meaning"] == entry["shape_meaning"]
+    assert doc["harness"]["signature"] == "triton_matvec(a, x)"
+    assert doc["harness"]["shape_meaning"] == entry["shape_meaning"]
