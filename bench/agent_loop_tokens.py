@@ -9,10 +9,11 @@
           memory create/update, check, bench, iterate accept/reject, an unfiltered wiki index).
 
 Loop: init -> spec auto -> roofline -> baseline [-> profile] -> status -> wiki index -> plan ->
-plan check -> check -> bench -> accept (propose) -> a wrong kernel, rejected -> memory list -> mask ->
-report -> next (a terminal state) -> audit. The agent's own edits (plan text, the wrong kernel) are file
-writes and count nothing; a plan's evidence quotes kgo profile's profile.json; where nothing was
-profiled or timed (the CPU) the plan says `evidence: none` with a correctness-only decision rule.
+plan check -> check -> bench [-> profile v1] -> accept (propose) -> a wrong kernel, rejected -> memory list ->
+mask -> report -> next (a terminal state; on a GPU also plan, named in the report) -> audit. The agent's own edits (plan text, the wrong kernel) are file
+writes and count nothing; a plan's evidence quotes kgo profile's profile.json, else v0's timed latency (a
+GPU without ncu); where nothing was profiled or timed (the CPU) the plan says `evidence: none` with a
+correctness-only decision rule.
 The mcp loop also reports the one-time cost of tools/list (its JSON-RPC answer's characters / 4).
 --device cuda runs it on a GPU, with kgo profile when ncu is installed (skipped, and said so, without).
 Goal (issue 15): mcp uses at most a quarter of before's tokens.
@@ -61,17 +62,29 @@ def build_before(rev):
     return kgo, top
 
 
-def hypothesis(ws, description):
-    """What the agent can honestly cite: kgo profile's numbers where v0 was profiled; else (a CPU: nothing
-    profiled or timed) none, expecting no timed movement and deciding on correctness alone."""
+def measured_number(ws):
+    """(metric, value, file) the agent can cite: kgo profile's first number where v0 was profiled, else v0's
+    timed latency (a GPU without ncu), else None (a CPU: nothing profiled or timed)."""
     profile = ws / "profiles" / "v0" / "profile.json"
     numbers = json.loads(profile.read_text()).get("numbers", {}) if profile.exists() else {}
-    cited = [(k, v) for k, v in numbers.items() if isinstance(v, (int, float)) and not isinstance(v, bool)]
+    for k, v in numbers.items():
+        if isinstance(v, (int, float)) and not isinstance(v, bool):
+            return k, v, "profiles/v0/profile.json"
+    perf = json.loads((ws / "memory" / "v0.json").read_text()).get("performance") or {}
+    if isinstance(perf.get("latency_us"), (int, float)):
+        return "latency_us", perf["latency_us"], "memory/v0.json"
+    return None
+
+
+def hypothesis(ws, description):
+    """What the agent can honestly cite (measured_number); with nothing measured, none: it expects no timed
+    movement and decides on correctness alone."""
+    cited = measured_number(ws)
     if not cited:
         return (f"- change: {description}\n- evidence: none\n- expected: none\n"
                 "- decision_rule: accept if correctness is PASS\n- follows: none\n")
-    metric, value = cited[0]
-    return (f"- change: {description}\n- evidence: {metric} = {value:g} (profiles/v0/profile.json)\n"
+    metric, value, where = cited
+    return (f"- change: {description}\n- evidence: {metric} = {value:.6g} ({where})\n"
             "- expected: latency_us -10%\n- decision_rule: accept if latency_us falls by at least 5% and correctness "
             "is PASS\n- follows: none\n")
 
@@ -91,6 +104,7 @@ class Loop:
 
     def __init__(self, name, out):
         self.name, self.out, self.rows, self.n = name, out, [], 0
+        self.end = None  # `kgo next` at the end of the loop
 
     def keep(self, step, text, extra, ok, note=""):
         self.n += 1
@@ -172,6 +186,8 @@ def new_loop(run, a, src, ws):
     run("check", "check", {**w, **dev}, ["check", "--device", a.device, "--workspace", ws])
     run("bench", "bench", {**w, **dev, **a.bench_args}, ["bench", "--device", a.device, *a.bench_flags,
                                                          "--workspace", ws])
+    if a.profile:  # the iteration's own profile, before propose decides it
+        run("profile_v1", "profile", {**w, "version": "v1"}, ["profile", "v1", "--workspace", ws])
     # the same kernel again: accepted, or on a GPU possibly rejected as slower within timing noise
     run("propose", "propose", {**w, **dev}, ["propose", "--device", a.device, "--workspace", ws],
         check=lambda s: s.get("check") == "PASS" and (s.get("verdict") == "accepted" or (
@@ -186,7 +202,10 @@ def new_loop(run, a, src, ws):
     run("memory_list", "memory_list", w, ["memory", "list", "--workspace", ws])
     run("mask", "memory_mask", {**w, "versions": ["v2"]}, ["memory", "mask", "v2", "--workspace", ws])
     run("report", "report", w, ["report", "--workspace", ws])
-    run("next_end", "next", w, ["next", "--workspace", ws], check=lambda s: s.get("terminal") is True)
+    # A CPU session ends (correct_only). On a GPU two iterations may leave the Stop Conditions unmet: `next`
+    # then says plan (the agent would iterate on); the report names the state either way.
+    run("next_end", "next", w, ["next", "--workspace", ws],
+        check=lambda s: s.get("terminal") is True or (a.device == "cuda" and s.get("state") == "plan"))
     run("audit", "audit", w, ["audit", "--workspace", ws])
 
 
@@ -245,6 +264,8 @@ def run_new(kind, a, env):
 
             def run(step, tool, args, argv, check=None, expect=0):
                 s = loop.call(step, tool, args)
+                if step == "next_end":
+                    loop.end = s
                 if check and not check(s):
                     loop.rows[-1] = (*loop.rows[-1][:3], False, f"unexpected: {json.dumps(s)[:300]}")
             try:
@@ -256,6 +277,8 @@ def run_new(kind, a, env):
 
             def run(step, tool, args, argv, check=None, expect=0):
                 p = loop.run(step, *argv, expect=expect)
+                if step == "next_end" and loop.rows[-1][3]:
+                    loop.end = json.loads(p.stdout)
                 if check and loop.rows[-1][3] and not check(json.loads(p.stdout)):
                     loop.rows[-1] = (*loop.rows[-1][:3], False, f"unexpected: {p.stdout[:300]}")
             new_loop(run, a, src, ws)
@@ -277,6 +300,10 @@ def report(loops, a):
     for lp in loops:
         bad = [f"{r[0]} ({r[4]})" for r in lp.rows if not r[3]]
         lines.append(f"| {lp.name} | {len(lp.rows)} | {lp.total():.0f} | {lp.total(2):.0f} | {'; '.join(bad) or 'none'} |")
+    for lp in loops:
+        if lp.end:
+            lines.append(f"\n{lp.name}: the loop ends with `kgo next` in state {lp.end.get('state')} "
+                         f"(terminal: {lp.end.get('terminal')}): {str(lp.end.get('why', ''))[:300]}")
     lines.append("\n'tokens read': mcp the tool result text; cli and before stdout. 'whole answers': mcp the whole "
                  "JSON-RPC answer (structuredContent + text), cli and before stdout + stderr.\n")
     for lp in loops:

@@ -41,7 +41,10 @@ class Mcp:
         self.n += 1
         self.p.stdin.write(json.dumps({"jsonrpc": "2.0", "id": self.n, "method": method, "params": params}) + "\n")
         while True:
-            msg = json.loads(self.p.stdout.readline())
+            line = self.p.stdout.readline()
+            if not line:
+                raise RuntimeError(f"kgo mcp closed its output during {method} (exit {self.p.wait(timeout=10)})")
+            msg = json.loads(line)
             if msg.get("id") == self.n:
                 return msg
 

@@ -3,6 +3,7 @@
 #include <memory>
 
 #include "cli/commands.hpp"
+#include "cli/options.hpp"
 #include "harness/guide.hpp"
 
 namespace kgo::cli {
@@ -10,6 +11,7 @@ namespace kgo::cli {
 namespace {
 
 struct GuideOptions {
+  std::optional<std::string> python;
   std::string op;
   std::string variant;
   std::string topic;
@@ -27,11 +29,17 @@ void register_guide(CLI::App& app, Context& ctx) {
   guide->require_subcommand(1);
   CLI::App* op = guide->add_subcommand("op", "An op from kgo's catalog: shape, FLOPs and bytes formulas, dtypes, entry, reference");
   op->add_option("op", o->op, "Op name or alias (kgo roofline --explain lists them)")->required();
+  add_python_option(op, o->python);
   op->callback([o, &ctx] {
-    auto j = harness::op_guide(o->op);
+    auto j = harness::op_guide(o->op, harness::locate_python(o->python));
     std::string text = j["op"].get<std::string>() + ": " + j["summary"].get<std::string>() + "\n  shape " +
                        j["shape"].get<std::string>() + "\n  FLOPs " + j["flops"].get<std::string>() + "\n  bytes " +
                        j["bytes"].get<std::string>() + "\n  entry " + j["entry"].get<std::string>() + " (op mode)\n";
+    if (const auto& h = j["harness"]; h.is_object()) {
+      text += "  signature " + h["signature"].get<std::string>() + "\n  inputs " + h["inputs"].get<std::string>() +
+              "\n  shapes " + h["shape_meaning"].get<std::string>() + "\n  torch " +
+              h["torch_reference"].get<std::string>() + "\n";
+    }
     if (j["reference"].is_string()) text += "reference:\n" + j["reference"].get<std::string>();
     emit(ctx, j, text);
   });

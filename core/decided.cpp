@@ -64,7 +64,9 @@ void refuse_decided_edits(const fs::path& ws) {
               ExitCode::record_error);
 }
 
-std::vector<DecidedRecordEdit> decided_record_edits(const fs::path& ws) {
+std::vector<DecidedRecordEdit> decided_record_edits(const fs::path& ws) { return decided_records(ws).edits; }
+
+DecidedRecords decided_records(const fs::path& ws) {
   GitRepo repo = GitRepo::open(ws);
   std::vector<CommitInfo> log = repo.log();
   std::reverse(log.begin(), log.end());  // oldest first
@@ -101,9 +103,10 @@ std::vector<DecidedRecordEdit> decided_record_edits(const fs::path& ws) {
       }
     }
   }
-  std::vector<DecidedRecordEdit> out;
+  DecidedRecords out;
   for (auto& [rel, t] : records) {
     if (!t.is_decided) continue;
+    out.decision_commits[rel] = t.edit.decision_commit;
     if (!t.edit.edit_commit) {
       std::error_code ec;
       auto st = fs::symlink_status(ws / rel, ec);
@@ -116,7 +119,7 @@ std::vector<DecidedRecordEdit> decided_record_edits(const fs::path& ws) {
         t.edit.fields = changed_fields(t.latest, parse_json_bounded(try_read_file(ws / rel).value_or("")));
       }
     }
-    if (!t.edit.fields.empty()) out.push_back(std::move(t.edit));
+    if (!t.edit.fields.empty()) out.edits.push_back(std::move(t.edit));
   }
   return out;
 }

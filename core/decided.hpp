@@ -4,6 +4,7 @@
 // fields (git_commit, masked) may change, and only through kgo's commits: the work-tree file equals
 // the branch's.
 #include <filesystem>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -23,6 +24,15 @@ struct DecidedRecordEdit {
   // The git command that undoes the edit: `git revert <edit>` or `git checkout -- <path>`.
   std::string repair_command() const;
 };
+
+struct DecidedRecords {
+  std::map<std::string, std::string> decision_commits;  // "memory/v3.json" -> its decision commit's full id
+  std::vector<DecidedRecordEdit> edits;                 // as decided_record_edits
+};
+
+// One walk of the branch: every decided record's decision commit, and the edits. Throws
+// Error(git_error) when the repository cannot be read.
+DecidedRecords decided_records(const std::filesystem::path& workspace);
 
 // Every decided record of the workspace whose committed or work-tree version differs from its
 // decision. Throws Error(git_error) when the repository cannot be read.

@@ -42,10 +42,12 @@ WorkspaceStatus workspace_status(const fs::path& workspace, const StatusView& vi
   GitRepo repo = GitRepo::open(workspace);
   s.commits = repo.log();
   s.uncommitted = repo.changed_paths();
+  DecidedRecords decided = decided_records(workspace);
   std::vector<std::pair<long, RecordSummary>> recs;
   for (int n : record_versions(workspace)) {
     RecordSummary r;
     r.version = version_name(n);
+    const std::string rel = "memory/" + r.version + ".json";
     auto text = try_read_file(record_path(workspace, n));
     if (text) {
       auto j = parse_json_bounded(*text);
@@ -56,22 +58,15 @@ WorkspaceStatus workspace_status(const fs::path& workspace, const StatusView& vi
         }
         if (j.contains("git_commit") && j["git_commit"].is_string()) {
           r.commit = j["git_commit"].get<std::string>();
-        } else if (j.contains("quality_gate") && j["quality_gate"].is_object() &&
-                   j["quality_gate"].value("result", "PENDING") != "PENDING") {
-          // A rejected record names no commit (none holds its kernel as accepted): show the rejection's.
-          std::string subject = "V" + std::to_string(n) + ": rejected";
-          for (const auto& c : s.commits) {  // newest first
-            if (c.summary.rfind(subject, 0) != 0) continue;
-            r.commit = c.id;
-            break;
-          }
+        } else if (auto it = decided.decision_commits.find(rel); it != decided.decision_commits.end()) {
+          r.commit = it->second;  // a rejected record names no commit (none holds its kernel): its decision's
         }
       }
     }
     recs.emplace_back(n, r);
   }
   std::sort(recs.begin(), recs.end(), [](auto& a, auto& b) { return a.first < b.first; });
-  for (const auto& e : decided_record_edits(workspace)) {  // the work tree's verdict of an edited record is not kgo's
+  for (const auto& e : decided.edits) {  // the work tree's verdict of an edited record is not kgo's
     for (auto& [n, r] : recs) {
       if ("memory/" + r.version + ".json" == e.path) r.edited = e.describe() + "; repair: " + e.repair_command();
     }

@@ -36,9 +36,16 @@ struct Quantity {
   std::string dimension;  // "bytes_per_s", "flop_per_s", "bytes", "hz", "watts", "seconds", "count"
 };
 
-// Converts `value unit` to base units ("3.35 TB/s" -> 3.35e12 bytes_per_s; "228 KB" -> 228e3 bytes,
-// decimal prefixes, KiB/MiB/GiB binary). nullopt when the unit is unknown.
+// Converts `value unit` to base units. nullopt when the unit is unknown. Rates, clocks and power take
+// decimal prefixes ("3.35 TB/s" -> 3.35e12 bytes_per_s). A capacity in bytes (shared memory, L1, L2,
+// register file, HBM) takes binary ones however it is spelled: "228 KB" = "228 KiB" = 233,472 bytes,
+// as JEDEC's memory standards define KB/MB/GB and as the CUDA Programming Guide's "228 KB" of shared
+// memory per SM is the 233,472 bytes cudaDevAttrMaxSharedMemoryPerMultiprocessor reports on an H100.
 std::optional<Quantity> normalize(double value, const std::string& unit);
+
+// normalize() as kgo read capacities before it took them as binary ("228 KB" -> 228,000 bytes); only
+// to recognise a specs.json entry kgo wrote then. Every other quantity is normalize()'s.
+std::optional<Quantity> normalize_decimal_capacity(double value, const std::string& unit);
 
 // Where a document defines a product: its heading, title, front matter, table header or row,
 // record or dump line.

@@ -44,9 +44,10 @@ const std::vector<UnitInfo>& units_by_length() {
         {"gops", "flop_per_s", 1e9, true},      {"tops", "flop_per_s", 1e12, true},
         {"top/s", "flop_per_s", 1e12, true},    {"pops", "flop_per_s", 1e15, true},
         {"b", "bytes", 1, false},               {"byte", "bytes", 1, false},
-        {"bytes", "bytes", 1, false},           {"kb", "bytes", 1e3, true},
-        {"mb", "bytes", 1e6, true},             {"gb", "bytes", 1e9, true},
-        {"tb", "bytes", 1e12, true},            {"kib", "bytes", 1024.0, true},
+        // A capacity in bytes takes binary prefixes however it is spelled (see normalize() in index.hpp).
+        {"bytes", "bytes", 1, false},           {"kb", "bytes", 1024.0, true},
+        {"mb", "bytes", 1048576.0, true},       {"gb", "bytes", 1073741824.0, true},
+        {"tb", "bytes", 1099511627776.0, true}, {"kib", "bytes", 1024.0, true},
         {"mib", "bytes", 1048576.0, true},      {"gib", "bytes", 1073741824.0, true},
         {"tib", "bytes", 1099511627776.0, true},
         {"hz", "hz", 1, true},                  {"khz", "hz", 1e3, true},
@@ -277,6 +278,14 @@ std::optional<Quantity> normalize(double value, const std::string& unit) {
   const UnitInfo* u = find_unit(unit);
   if (!u) return std::nullopt;
   return Quantity{value * u->factor, u->dimension};
+}
+
+std::optional<Quantity> normalize_decimal_capacity(double value, const std::string& unit) {
+  auto q = normalize(value, unit);
+  if (!q || q->dimension != "bytes" || unit.size() < 2 || unit[1] == 'i' || unit[1] == 'I') return q;
+  size_t power = std::string_view("kmgt").find(lc(unit[0])) + 1;  // npos + 1 == 0: no prefix
+  q->value *= std::pow(1000.0 / 1024.0, static_cast<double>(power));
+  return q;
 }
 
 bool has_number(std::string_view text) {

@@ -36,12 +36,19 @@ std::vector<std::string> topics(const std::string& md) {
 
 }  // namespace
 
-json op_guide(const std::string& name) {
+json op_guide(const std::string& name, const PythonInterpreter& py) {
   const roofline::OpInfo& op = roofline::find_op(name);
   json dtypes = json::array();
   for (const auto& d : roofline::dtypes()) dtypes.push_back(d.name);
   bool own = fs::is_directory(op_dir(op.name));
   auto ref = core::try_read_file((own ? op_dir(op.name) : op_dir("generic")) / "ref.py");
+  json table = harness_catalog(py);
+  const json* h = catalog_entry(table, op.name);
+  json harness;  // null when the harness's table has no entry for the op
+  if (h) {
+    harness = {{"signature", h->value("signature", "")}, {"inputs", h->value("inputs", "")},
+               {"shape_meaning", h->value("shape_meaning", "")}, {"torch_reference", h->value("reference", "")}};
+  }
   return {{"op", op.name},
           {"aliases", op.aliases},
           {"summary", op.summary},
@@ -52,6 +59,7 @@ json op_guide(const std::string& name) {
           {"matmul_like", op.matmul_like},
           {"dtypes", dtypes},
           {"entry", "triton_" + op.name},
+          {"harness", harness},
           {"templates", own ? "own" : "generic"},
           {"reference", own && ref ? json(*ref) : json()},
           {"next", "kgo guide template " + op.name + "  (tool get_kernel_template); kgo roofline --op " + op.name}};

@@ -22,14 +22,11 @@ namespace kgo::harness {
 namespace fs = std::filesystem;
 using nlohmann::json;
 
-namespace {
-
-json load_catalog(const PythonInterpreter& py) {
+json harness_catalog(const PythonInterpreter& py) {
   HarnessOutcome o = run_harness({"catalog", json::object(), py, std::chrono::seconds(300), {}, false});
   return jobj(o.result, "ops");
 }
 
-// The harness's entry for an op name or alias (kgo's catalog resolves the alias).
 const json* catalog_entry(const json& catalog, const std::string& name) {
   std::string canonical = canonical_op(name);
   for (const auto& e : catalog) {
@@ -37,6 +34,8 @@ const json* catalog_entry(const json& catalog, const std::string& name) {
   }
   return nullptr;
 }
+
+namespace {
 
 void check_op_name(const std::string& op) {
   if (op.empty() || op.size() > 64 ||
@@ -199,7 +198,7 @@ OpsReport run_ops(const OpsOptions& o) {
   for (const auto& s : o.sizes) sizes.push_back(core::parse_shape(s));
   if (sizes.empty()) sizes = seed_sizes();
   PrivateHarness worker(run.py, run.device);  // every variant's check goes through one warm worker
-  json catalog = load_catalog(run.py);
+  json catalog = harness_catalog(run.py);
   run.retry = parse_retry(o.retry);
 
   OpsReport report;

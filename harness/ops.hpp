@@ -13,8 +13,16 @@
 
 #include "harness/bench.hpp"
 #include "harness/check.hpp"
+#include "harness/python.hpp"
 
 namespace kgo::harness {
+
+// The harness's op table (its `catalog` request): per op the entry's signature, inputs, shape meaning
+// and torch reference. Throws Error(harness_error) when the harness cannot run.
+nlohmann::json harness_catalog(const PythonInterpreter& py);
+
+// The entry of op `name` (a name or alias of kgo's catalog) in harness_catalog(), or nullptr.
+const nlohmann::json* catalog_entry(const nlohmann::json& catalog, const std::string& name);
 
 // The seed's four variants, in order.
 const std::vector<std::string>& op_variants();

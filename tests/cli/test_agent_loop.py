@@ -73,6 +73,10 @@ def test_cpu_loop_ends_and_the_hypothesis_reaches_record_log_and_report(cpu_ws):
     assert run_kgo("propose", *CPU, "--kernel", ws.parent / "wrong.py", "--workspace", ws).rc == 1
     v2 = [r for r in json.loads(ok("--json", "status", "--workspace", ws).out)["records"] if r["version"] == "v2"][0]
     assert v2["commit"] and git("log", "-1", "--format=%s", v2["commit"], cwd=ws).stdout.startswith("V2: rejected")
+    # It is the record's decision commit, not the newest commit whose subject reads like one.
+    assert git("commit", "--allow-empty", "-m", "V2: rejected | written by hand", cwd=ws).returncode == 0
+    again = [r for r in json.loads(ok("--json", "status", "--workspace", ws).out)["records"] if r["version"] == "v2"]
+    assert again[0]["commit"] == v2["commit"], again
     r = json.loads(ok("--json", "report", "--workspace", ws).out)
     validate(r, "cli/report.schema.json")
     assert git("status", "--porcelain", cwd=ws).stdout == ""  # report committed what it wrote

@@ -286,6 +286,14 @@ def test_seed_reference_tools_answer_from_kgo_data():
             info = r.structured_content
             assert info["op"] == "layer_norm" and "layernorm" in info["aliases"] and info["entry"] == "triton_layer_norm"
             assert info["reference"] == (SOURCE_DIR / "templates" / "ops" / "layer_norm" / "ref.py").read_text()
+            assert info["harness"]["signature"] == "triton_layer_norm(x, weight, bias, eps)"
+            # An op with generic templates has no ref.py of its own: the harness's table gives its arguments.
+            r = await call(client, "get_torch_op_info", {"op_name": "mv"})
+            info = r.structured_content
+            assert info["op"] == "matvec" and info["templates"] == "generic" and info["reference"] is None, info
+            h = info["harness"]
+            assert h["signature"] == "triton_matvec(a, x)" and h["inputs"].startswith("a, x ~ N(0,1)"), info
+            assert h["torch_reference"] == "torch.mv(a, x)" and "[M, K]" in h["shape_meaning"], info
             r = await call(client, "get_kernel_template", {"op": "softmax", "variant": "v3"})
             t = r.structured_content
             assert t["variant"] == "v3_coalesced" and not t["generic"]

@@ -171,3 +171,17 @@ def test_axis_reduction_checks_in_op_mode(tmp_path):
     r = op_check(tmp_path, "argmax", ARGMAX)
     assert r.rc == 0, r.err
     assert op_check(tmp_path / "wrong", "argmax", ARGMAX.replace("tl.argmax", "tl.argmin")).rc == 1
+
+
+def test_guide_op_gives_the_harness_signature_and_inputs_of_an_op_with_generic_templates():
+    """An op without templates of its own has no ref.py to read its arguments from: `guide op` shows the
+    harness's signature, inputs and torch reference (the one place that makes the op's inputs)."""
+    r = run_kgo("guide", "op", "gemv")
+    assert r.rc == 0, r.err
+    entry = next(op for op in harness_catalog() if op["name"] == "matvec")
+    for line in (f"signature {entry['signature']}", f"inputs {entry['inputs']}", f"torch {entry['reference']}"):
+        assert line in r.out, (line, r.out)
+    doc = run_kgo("--json", "guide", "op", "gemv").json()
+    assert doc["templates"] == "generic" and doc["reference"] is None
+    assert doc["harness"]["signature"] == "triton_matvec(a, x)"
+    assert doc["harness"]["shape_meaning"] == entry["shape_meaning"]

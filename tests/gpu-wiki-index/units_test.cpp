@@ -22,16 +22,39 @@ TEST(Normalize, DecimalRatesAndSizes) {
   EXPECT_DOUBLE_EQ(q(1978.9, "TOPS").value, 1978.9e12);
   EXPECT_EQ(q(1978.9, "TOPS").dimension, "flop_per_s");
   EXPECT_DOUBLE_EQ(q(2.5, "PFLOPS").value, 2.5e15);
-  EXPECT_DOUBLE_EQ(q(80, "GB").value, 80e9);
-  EXPECT_DOUBLE_EQ(q(50, "MB").value, 50e6);
-  EXPECT_DOUBLE_EQ(q(228, "KB").value, 228e3);
-  EXPECT_EQ(q(228, "KB").dimension, "bytes");
+  EXPECT_DOUBLE_EQ(q(64, "GB/s").value, 64e9);  // a rate stays decimal whatever a capacity does
+  EXPECT_DOUBLE_EQ(q(1, "MB/s").value, 1e6);
 }
 
 TEST(Normalize, BinaryPrefixes) {
   EXPECT_DOUBLE_EQ(q(64, "KiB").value, 65536);
   EXPECT_DOUBLE_EQ(q(4, "MiB").value, 4194304);
   EXPECT_DOUBLE_EQ(q(1, "GiB").value, 1073741824);
+}
+
+// A capacity is binary however it is spelled: the CUDA guide's "228 KB" of shared memory per SM is the
+// 233,472 bytes an H100 reports, its "50 MB" L2 52,428,800 bytes.
+TEST(Normalize, CapacitiesAreBinaryHoweverSpelled) {
+  EXPECT_DOUBLE_EQ(q(228, "KB").value, 233472);
+  EXPECT_EQ(q(228, "KB").dimension, "bytes");
+  EXPECT_DOUBLE_EQ(q(228, "KB").value, q(228, "KiB").value);
+  EXPECT_DOUBLE_EQ(q(228, "kB").value, 233472);  // SI's spelling of the prefix: the same capacity
+  EXPECT_DOUBLE_EQ(q(50, "MB").value, 52428800);
+  EXPECT_DOUBLE_EQ(q(80, "GB").value, 80 * 1073741824.0);
+  EXPECT_DOUBLE_EQ(q(1, "TB").value, 1099511627776.0);
+  EXPECT_DOUBLE_EQ(q(233472, "B").value, 233472);
+  EXPECT_DOUBLE_EQ(q(16, "Gb").value, 16 * 1073741824.0 / 8);  // a DRAM die's density, in bits
+}
+
+TEST(Normalize, DecimalCapacityIsTheOldReading) {
+  auto d = [](double v, const std::string& unit) { return normalize_decimal_capacity(v, unit).value_or(Quantity{}); };
+  EXPECT_DOUBLE_EQ(d(228, "KB").value, 228e3);
+  EXPECT_DOUBLE_EQ(d(50, "MB").value, 50e6);
+  EXPECT_DOUBLE_EQ(d(80, "GB").value, 80e9);
+  EXPECT_DOUBLE_EQ(d(64, "KiB").value, 65536);  // written binary: binary
+  EXPECT_DOUBLE_EQ(d(512, "B").value, 512);
+  EXPECT_DOUBLE_EQ(d(3.35, "TB/s").value, 3.35e12);  // not a capacity: normalize()'s
+  EXPECT_FALSE(normalize_decimal_capacity(1, "furlongs").has_value());
 }
 
 TEST(Normalize, ClocksPowerTimesCounts) {
@@ -58,11 +81,11 @@ TEST(Normalize, CaseInsensitiveAndUnknown) {
 
 TEST(Normalize, BitsAreNotBytes) {
   EXPECT_DOUBLE_EQ(q(3.35, "Tb/s").value, 3.35e12 / 8);
-  EXPECT_DOUBLE_EQ(q(192, "Gb").value, 192e9 / 8);
+  EXPECT_DOUBLE_EQ(q(192, "Gb").value, 192 * 1073741824.0 / 8);
   EXPECT_DOUBLE_EQ(q(400, "Gbps").value, 400e9 / 8);
   EXPECT_DOUBLE_EQ(q(400, "Gbit/s").value, 400e9 / 8);
   EXPECT_DOUBLE_EQ(q(3.35, "TBps").value, 3.35e12);
-  EXPECT_DOUBLE_EQ(q(80, "GB").value, 80e9);
+  EXPECT_DOUBLE_EQ(q(80, "GB").value, 80 * 1073741824.0);
   EXPECT_EQ(q(3.35, "TBps").dimension, "bytes_per_s");
   EXPECT_DOUBLE_EQ(q(2, "PFLOPS").value, 2e15);
   EXPECT_DOUBLE_EQ(q(187.5, "TOPS").value, 187.5e12);

@@ -127,6 +127,35 @@ TEST(Registry, InvalidDocumentsAreRefusedAndNothingIsWritten) {
 }
 
 
+// A capacity registered before KB was read as KiB keeps its decimal si_value (228 KB -> 228,000 bytes): the
+// workspace still loads; any other si_value of it is still an edit.
+TEST(Registry, ACapacityRegisteredWithDecimalPrefixesStillLoads) {
+  test::TempDir dir;
+  Registry r;
+  SpecEntry e = entry("smem_per_sm", 228, false, 46);
+  e.unit = "KB";
+  e.dimension = "bytes";
+  e.line_text = "| Shared Memory per SM | Up to 228 KB (configurable) |";
+  for (double si : {233472.0, 228000.0, 230000.0}) {
+    e.si_value = si;
+    r.specs = {e};
+    if (si != 230000.0) {
+      save_registry(dir.path(), r);
+      EXPECT_EQ(load_registry(dir.path()).specs.size(), 1u) << si;
+      continue;
+    }
+    nlohmann::json doc = nlohmann::json::parse(core::read_file(dir / "specs.json"));
+    doc["specs"][0]["si_value"] = si;  // written by hand: save_registry would refuse it
+    test::write(dir / "specs.json", doc.dump(2));
+    try {
+      load_registry(dir.path());
+      ADD_FAILURE() << "si_value 230000 accepted";
+    } catch (const Error& err) {
+      EXPECT_NE(std::string(err.what()).find("233472"), std::string::npos) << err.what();
+    }
+  }
+}
+
 TEST(Registry, HandEditedSiValueOrValueTextIsRefusedOnLoad) {
   test::TempDir dir;
   Registry r;
