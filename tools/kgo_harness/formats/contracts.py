@@ -40,7 +40,7 @@ def sha256_file(path):
 def seed_all(seed):
     """torch.manual_seed for the generators kgo uses (CPU and CUDA): torch's own also queues a seeding, with a
     formatted stack, for each backend never initialised here (xpu, mtia): 0.17 ms a call on the H200 against
-    0.016 ms (bench/judge_costs_probe.py), and that queue grows for as long as a warm harness lives."""
+    0.016 ms (bench/gpu_probes.py judge-costs), and that queue grows for as long as a warm harness lives."""
     seed = int(seed)
     torch.random.default_generator.manual_seed(seed)
     if torch.cuda.is_initialized() or torch.cuda.is_available():
