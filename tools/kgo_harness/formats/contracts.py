@@ -434,6 +434,20 @@ class Problem:
 class ArgsCase:
     """A case whose kernel takes positional arguments and returns its outputs (no output buffers to poison)."""
 
+    def start(self, problem, shape, seed, trial):
+        """The fields every positional-arguments case of a published format starts with; in the kernel process
+        (role "kernel") also the arguments the judge shipped, returned so that the case can take more of them.
+        None in the judge, where the case makes its own inputs."""
+        self.p = problem
+        self.shape = list(shape)
+        self.output_names = ["out"]
+        self._ref = None
+        if problem.role != "kernel":
+            return None
+        got = problem.take_provided(shape, seed, trial)
+        self.args = list(got["args"])
+        return got
+
     def input_tensors(self):
         return {f"arg{i}": a for i, a in enumerate(self.args) if isinstance(a, torch.Tensor)}
 
