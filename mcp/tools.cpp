@@ -398,6 +398,19 @@ std::string command_words(const Def& d) {
   return words;
 }
 
+// An option's help as an MCP argument's description: what the CLI says about typing it goes ("--json: ", which
+// every MCP answer is; "repeatable", which an array says) and so does a closing "(default: ...)", since an agent
+// leaves an argument out for its default (it keeps tools/list within its budget).
+std::string argument_help(std::string help) {
+  if (help.rfind("--json: ", 0) == 0) help.erase(0, 8);
+  for (const std::string cut : {"repeatable; ", " (repeatable)"}) {
+    for (size_t at = help.find(cut); at != std::string::npos; at = help.find(cut)) help.erase(at, cut.size());
+  }
+  size_t open = help.rfind(" (default");
+  if (open != std::string::npos && !help.empty() && help.back() == ')') help.erase(open);
+  return help;
+}
+
 Spec resolve(const Def& d, const CommandOptions& commands) {
   std::string words = command_words(d);
   auto it = commands.find(words);
@@ -416,7 +429,7 @@ Spec resolve(const Def& d, const CommandOptions& commands) {
                       " (it declares: " + (names.empty() ? "none" : names) + ")",
                   ExitCode::internal);
     }
-    s.params.push_back({o->name, o->flag, o->type, o->help, o->required});
+    s.params.push_back({o->name, o->flag, o->type, argument_help(o->help), o->required});
   }
   for (Param& p : alias_params(d.name)) s.params.push_back(std::move(p));
   return s;
