@@ -89,7 +89,7 @@ json input_schema(const Spec& spec) {
     if (p.required && !(aliased && p.name == "op")) required.push_back(p.name);
   }
   if (d.workspace) {
-    props["workspace"] = {{"type", "string"}, {"description", "Workspace (default: the server's)"}};
+    props["workspace"] = {{"type", "string"}, {"description", "Workspace directory"}};
   }
   for (const Param& p : seed_params(d.seed)) {
     if (!props.contains(p.name)) props[p.name] = param_schema(p);
@@ -408,6 +408,10 @@ std::string argument_help(std::string help) {
   }
   size_t open = help.rfind(" (default");
   if (open != std::string::npos && !help.empty() && help.back() == ')') help.erase(open);
+  size_t last = help.rfind("; default: ");  // "(every sample, clocks; default: a summary)"
+  if (last != std::string::npos && help.back() == ')' && help.find_first_of("()", last) == help.size() - 1) {
+    help.erase(last, help.size() - 1 - last);
+  }
   return help;
 }
 

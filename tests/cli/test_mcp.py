@@ -194,8 +194,9 @@ def test_every_tool_argument_is_its_commands_option_as_help_shows_it():
             typed = len(words) > 1 and re.match(r"(TEXT|INT|UINT|FLOAT|NUMBER|BOOLEAN|PATH)\b", words[1])
             repeated = bool(typed) and len(words) > 2 and words[2] == "..."
             assert (prop["type"] == "boolean") == (not typed), (tool["name"], name, line)
-            assert (prop["type"] in ("array", "number_array")) == repeated, (tool["name"], name, line)
-            assert (prop["type"] in ("number", "number_array")) == words[1].startswith("FLOAT"), (tool["name"], line)
+            assert (prop["type"] == "array") == repeated, (tool["name"], name, line)
+            kind = prop["items"]["type"] if prop["type"] == "array" else prop["type"]
+            assert (kind == "number") == words[1].startswith("FLOAT"), (tool["name"], name, line)
             assert (name in schema.get("required", [])) <= ("REQUIRED" in line), (tool["name"], name, line)
             checked += 1
     assert checked >= 60, checked
