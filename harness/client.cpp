@@ -14,6 +14,7 @@
 #include "core/tools.hpp"
 #include "core/process.hpp"
 #include "harness/daemon.hpp"
+#include "harness/warm_judge.hpp"
 #include "harness/fields.hpp"
 
 namespace kgo::harness {
@@ -136,10 +137,13 @@ HarnessOutcome run_harness(const HarnessCall& call) {
     timeout = std::chrono::milliseconds(static_cast<long long>((total + k_outer_margin_s) * 1000));
   }
   HarnessOutcome o;
-  const char* use = std::getenv("KGO_HARNESS_DAEMON");
   std::optional<fs::path> found;
-  if (call.cwd.empty()) found = private_harness_socket(call.python);
-  if (!found && !(use && std::string(use) == "0") && call.cwd.empty()) found = find_daemon_socket(call.python);
+  if (call.cwd.empty()) {
+    DaemonUse use = daemon_use(call.command, request.value("device", "cuda"));
+    found = private_harness_socket(call.python);
+    if (!found && use != DaemonUse::never) found = find_daemon_socket(call.python);
+    if (!found && use == DaemonUse::start) found = ensure_daemon(call.python, request.value("device", "cuda"));
+  }
   if (found) {
     const fs::path& socket = *found;
     auto t0 = std::chrono::steady_clock::now();

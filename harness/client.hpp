@@ -4,8 +4,8 @@
 // child does, the caller gets a result with a verdict: a harness killed by a signal becomes
 // CRASH, one that outlives the outer timeout becomes TIMEOUT_FAIL. Only a harness that exits
 // without a result, or rejects the request, throws Error(harness_error). When a warm harness runs
-// for this interpreter (`kgo harness start`) the request goes to it instead; KGO_HARNESS_DAEMON=0
-// keeps every call in a fresh process.
+// for this interpreter (`kgo harness start`, or one kgo started: harness/warm_judge.hpp) the request
+// goes to it instead; KGO_HARNESS_DAEMON=0 keeps every call in a fresh process.
 #include <chrono>
 #include <filesystem>
 #include <optional>

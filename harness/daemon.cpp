@@ -92,8 +92,13 @@ std::string socket_name(const PythonInterpreter& py) {
   std::error_code ec;
   fs::path python = fs::weakly_canonical(py.resolved, ec);  // one daemon for every symlink to it
   if (ec) python = py.resolved;
-  std::string key = core::sha256_hex(python.string() + "\n" + harness_entry().string() + "\n" +
-                                     (cvd ? cvd : "<unset>"));
+  // Under Slurm every task may see its GPU as device 0: the node's GPU numbers tell them apart. The cell policy
+  // is the daemon's own environment, so a daemon serves only callers that asked for the same one.
+  std::string key = python.string() + "\n" + harness_entry().string() + "\n" + (cvd ? cvd : "<unset>");
+  for (const char* name : {"SLURM_STEP_GPUS", "SLURM_JOB_GPUS", "KGO_CELL"}) {
+    if (const char* v = std::getenv(name)) key += fmt::format("\n{}={}", name, v);
+  }
+  key = core::sha256_hex(key);
   return "harness-" + key.substr(0, 16) + ".sock";
 }
 
@@ -187,7 +192,7 @@ DaemonStatus daemon_status(const PythonInterpreter& py) {
   return s;
 }
 
-DaemonStatus start_daemon(const PythonInterpreter& py, double idle_s, const std::string& device) {
+DaemonStatus start_daemon(const PythonInterpreter& py, double idle_s, const std::string& device, bool warm_up) {
   DaemonStatus s = daemon_status(py);
   if (!s.running) {
     std::string idle = fmt::format("{}", idle_s);
@@ -229,7 +234,7 @@ DaemonStatus start_daemon(const PythonInterpreter& py, double idle_s, const std:
     s.running = true;
     s.started = true;
   }
-  if (s.busy) return s;
+  if (s.busy || !warm_up) return s;
   nlohmann::json env = {{"protocol", protocol::kVersion}, {"command", "env"}, {"device", device}, {"tools", cuda_tools()}};
   DaemonReply r = daemon_call(s.socket, env.dump() + "\n", 300s);
   if (r.kind == DaemonReply::Kind::answered) s.warmup = nlohmann::json::parse(r.line, nullptr, false);

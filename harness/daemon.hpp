@@ -2,7 +2,8 @@
 // The warm harness (`kgo harness start`): tools/kgo_harness serving on a Unix socket, so that check,
 // bench, baseline, env and ops skip Python's and torch's start-up and reuse compiled kernels.
 // One daemon per interpreter (its path as kgo resolves it: --python, $KGO_PYTHON or python3 in PATH,
-// symlinks followed), harness script and CUDA_VISIBLE_DEVICES; it exits after an idle time.
+// symlinks followed), harness script, GPU (CUDA_VISIBLE_DEVICES, Slurm's GPU numbers) and cell policy
+// ($KGO_CELL); it exits after an idle time. harness/warm_judge.hpp says when kgo starts one itself.
 #include <chrono>
 #include <filesystem>
 #include <optional>
@@ -46,9 +47,10 @@ struct DaemonStatus {
 };
 
 DaemonStatus daemon_status(const PythonInterpreter& py);
-// Starts the daemon unless one runs, then warms its worker on `device` (an env request; skipped
-// when the running one is busy).
-DaemonStatus start_daemon(const PythonInterpreter& py, double idle_s, const std::string& device);
+// Starts the daemon unless one runs, then, with `warm_up`, warms its worker on `device` (an env request;
+// skipped when the running one is busy).
+DaemonStatus start_daemon(const PythonInterpreter& py, double idle_s, const std::string& device,
+                          bool warm_up = true);
 // Asks the daemon to exit; kills it when it does not within `grace`. Returns whether one ran.
 bool stop_daemon(const PythonInterpreter& py, std::chrono::milliseconds grace);
 

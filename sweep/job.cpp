@@ -1,6 +1,7 @@
 #include "sweep/job.hpp"
 
 #include <chrono>
+#include <cstdlib>
 
 #include <fmt/format.h>
 
@@ -117,7 +118,9 @@ nlohmann::json run_job(const Sweep& s, int id) {
   auto t0 = std::chrono::steady_clock::now();
   core::ProcessOptions po;
   po.timeout = std::chrono::milliseconds(static_cast<long long>(s.timeout_s * 1000));
-  po.env["KGO_HARNESS_DAEMON"] = "0";  // a warm harness would be shared between jobs
+  // GPU jobs share their GPU's warm judge where the backend set one up (a cell is never shared: each job's
+  // workspace is an identity of its own); other jobs run in processes of their own, side by side.
+  if (!std::getenv("KGO_HARNESS_DAEMON")) po.env["KGO_HARNESS_DAEMON"] = "0";
   core::ProcessResult p;
   std::vector<std::string> argv;
   fs::path ws;

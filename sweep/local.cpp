@@ -1,5 +1,6 @@
 // The local backend: one worker thread per GPU (each job pinned with CUDA_VISIBLE_DEVICES, so jobs on
 // one GPU run one after another) and a pool of CPU workers for CPU-only jobs (CUDA_VISIBLE_DEVICES="").
+// Every worker runs its jobs through a warm judge of its own (harness/warm_judge.hpp).
 #include <unistd.h>
 
 #include <atomic>
@@ -18,6 +19,7 @@
 #include "core/files.hpp"
 #include "core/process.hpp"
 #include "core/gpu_info.hpp"
+#include "harness/warm_judge.hpp"
 #include "sweep/backend.hpp"
 
 namespace kgo::sweep {
@@ -66,6 +68,7 @@ struct Pool {
 
   void work(std::deque<int>& q, const std::string& worker, const std::string& cvd) {
     std::string self = fs::read_symlink("/proc/self/exe").string();
+    harness::WarmScope warm;   // this worker's own warm judge, shared by its jobs, stopped when it ends
     for (;;) {
       int id;
       {
@@ -76,6 +79,7 @@ struct Pool {
         ++running;
       }
       core::ProcessOptions po;
+      for (const auto& [k, v] : warm.env()) po.env[k] = v;
       po.env["CUDA_VISIBLE_DEVICES"] = cvd;
       po.timeout = std::chrono::milliseconds(static_cast<long long>((s.timeout_s * (s.retries + 1) + 120) * 1000));
       auto p = core::run_process({self, "sweep", "exec", s.dir.string(), "--job", std::to_string(id)}, po);

@@ -66,8 +66,13 @@ std::string write_script(const Sweep& s, int n) {
   if (self.find('\'') != std::string::npos || s.dir.string().find('\'') != std::string::npos) {
     throw Error("the kgo path and the sweep folder must not contain a single quote", ExitCode::usage);
   }
-  core::write_file_atomic(script, fmt::format("#!/bin/sh\n# kgo sweep '{}', submission {}\nexec {} sweep exec {} "
-                                              "--submission {} --task \"$SLURM_ARRAY_TASK_ID\"\n",
+  // The array's GPU tasks on one node and GPU share one warm judge (harness/warm_judge.hpp), which stops a
+  // minute after the last of them rather than holding the GPU for the default idle time.
+  core::write_file_atomic(script, fmt::format("#!/bin/sh\n# kgo sweep '{}', submission {}\n"
+                                              "if [ -n \"${{CUDA_VISIBLE_DEVICES:-}}\" ]; then\n"
+                                              "  : \"${{KGO_HARNESS_DAEMON:=auto}}\" \"${{KGO_HARNESS_IDLE_S:=60}}\"\n"
+                                              "  export KGO_HARNESS_DAEMON KGO_HARNESS_IDLE_S\nfi\n"
+                                              "exec {} sweep exec {} --submission {} --task \"$SLURM_ARRAY_TASK_ID\"\n",
                                               s.name, n, q(self), q(s.dir.string()), n));
   fs::permissions(script, fs::perms::owner_all, fs::perm_options::add);
   return script.string();

@@ -11,11 +11,13 @@ namespace kgo::sweep {
 
 namespace {
 
-// Options that only change how a step measures or finds the kernel. Anything else is refused.
+// Options that only change how a step measures or finds the kernel, or how much of its result it prints
+// (--detail: the harness's whole result, e.g. which warm judge served the job). Anything else is refused.
 const std::map<std::string, std::set<std::string>>& allowed() {
   static const std::map<std::string, std::set<std::string>> m = {
-      {"check", {"--trials", "--seed", "--case-timeout", "--timeout", "--op", "--entry", "--arg", "--no-record"}},
-      {"bench", {"--runs", "--precision", "--max-runs", "--graph", "--no-compile", "--no-eager", "--warmup", "--rotate",
+      {"check", {"--trials", "--seed", "--case-timeout", "--timeout", "--op", "--entry", "--arg", "--no-record",
+                 "--detail"}},
+      {"bench", {"--detail", "--runs", "--precision", "--max-runs", "--graph", "--no-compile", "--no-eager", "--warmup", "--rotate",
                  "--size-timeout", "--timeout", "--op", "--entry", "--arg", "--no-record", "--quiet"}},
       {"baseline", {"--trials", "--runs", "--precision", "--max-runs", "--graph", "--no-compile", "--op",
                     "--case-timeout", "--timeout", "--quiet"}},

@@ -12,7 +12,7 @@ import time
 
 import pytest
 
-from conftest import KGO_BIN, SOURCE_DIR, run_kgo, validate
+from conftest import KGO_BIN, SOURCE_DIR, make_workspace, run_kgo, validate
 from planted import sleeper
 
 CHECK = ["check", "--device", "cpu", "--shape", "64x1000", "--trials", "1", "--no-edge-shapes", "--json", "--detail"]
@@ -142,3 +142,29 @@ def test_bad_options(runtime):
     assert run_kgo("harness", "start", "--device", "tpu", env=runtime).rc == 3
     assert run_kgo("harness", "start", "--idle-minutes", "0", env=runtime).rc == 3
     assert run_kgo("harness", env=runtime).rc == 3
+
+
+def test_auto_starts_the_shared_judge_on_first_use_for_every_workspace(runtime, workspace, tmp_path, kernel_file):
+    """harness/warm_judge.hpp: KGO_HARNESS_DAEMON=auto (the default for the GPU) starts the warm judge on a first
+    check, and a second workspace's check is served by it, in a kernel process of its own."""
+    auto = {**runtime, "KGO_HARNESS_DAEMON": "auto", "KGO_HARNESS_IDLE_S": "60"}
+    assert socket_files(runtime) == []
+    first = check(workspace, auto)
+    assert first["verdict"] == "PASS" and not first["harness"]["worker"]["warm"]
+    assert len(socket_files(runtime)) == 1
+    (tmp_path / "second").mkdir()
+    other = make_workspace(tmp_path / "second", kernel_file)
+    second = check(other, auto)
+    assert second["verdict"] == "PASS" and second["harness"]["worker"]["warm"]
+    assert second["harness"]["worker"]["pid"] == first["harness"]["worker"]["pid"]
+    assert second["harness"]["kernel_process"]["pid"] != first["harness"]["kernel_process"]["pid"]
+    st = run_kgo("harness", "status", "--json", env=runtime).json()
+    assert st["running"] and st["daemon"]["idle_s"] == 60
+
+
+def test_bad_daemon_settings_name_the_fix(runtime, workspace):
+    for env, word in (({"KGO_HARNESS_DAEMON": "yes"}, "0, 1 or auto"),
+                      ({"KGO_HARNESS_DAEMON": "auto", "KGO_HARNESS_IDLE_S": "-1"}, "KGO_HARNESS_IDLE_S")):
+        r = run_kgo(*CHECK, "--workspace", workspace, env={**runtime, **env})
+        assert r.rc == 3 and word in r.err + r.out, (r.rc, r.err, r.out)
+    assert socket_files(runtime) == []

@@ -302,3 +302,24 @@ def test_slurm_backend_without_slurm_names_the_fix(kgo, tmp_path):
     spec = write_spec(tmp_path, steps=["status"], platforms=["H200"])
     r = kgo("sweep", "run", spec, "--dir", tmp_path / "s", "--backend", "slurm", env={"PATH": "/nonexistent"})
     assert r.rc == 1 and "sbatch not found" in r.err
+
+
+def test_local_jobs_share_their_workers_warm_judge_and_it_stops_with_the_run(kgo, tmp_path):
+    """harness/warm_judge.hpp: a local worker's jobs (here one CPU slot) go through one warm judge of kgo's own, in a
+    private folder, each job still in its own workspace and cell; the judge ends with the run."""
+    spec = write_spec(tmp_path, steps=["check"], platforms=["H200"], shapes=["64x128", "128x256"], device="cpu",
+                      step_args={"check": ["--detail", "--trials", "1"]}, retries=0)
+    d = tmp_path / "s"
+    # The test session runs kgo with KGO_HARNESS_DAEMON=0 (hermetic), which turns the run's warm judges off too.
+    r = kgo("sweep", "run", spec, "--dir", d, "--cpu-jobs", "1", "--json", env={"KGO_HARNESS_DAEMON": "auto"})
+    assert r.rc == 0, r.err
+    outs = [json.loads((d / "jobs" / str(i) / "output.json").read_text()) for i in range(2)]
+    assert [o["verdict"] for o in outs] == ["PASS", "PASS"]
+    workers = [o["harness"]["worker"] for o in outs]
+    assert workers[0]["pid"] == workers[1]["pid"] and workers[1]["warm"], workers
+    cells = [o["harness"]["kernel_process"]["pid"] for o in outs]
+    assert cells[0] != cells[1], "two workspaces shared a kernel process"
+    deadline = time.time() + 10
+    while os.path.exists(f"/proc/{workers[0]['pid']}") and time.time() < deadline:
+        time.sleep(0.1)
+    assert not os.path.exists(f"/proc/{workers[0]['pid']}"), "the run's warm judge outlived it"

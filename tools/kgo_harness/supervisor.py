@@ -105,6 +105,19 @@ class Worker:
             pass
         self.kill()
 
+    def abandon(self):
+        """Once the answer is out: SIGKILLs the worker's tree without waiting for it to end (a judge's exit tears
+        down its CUDA context, which is nobody's time to wait for) and removes its cells' folders."""
+        if not self.alive:
+            return
+        for pid in [self.pid, *procs.descendants(os.getpid())]:
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+        self.alive = False
+        _remove_cells(self.pid)
+
     def exit_description(self):
         self.proc.wait()
         self.thread.join(timeout=2)
@@ -317,16 +330,24 @@ def read_request(text):
         raise protocol.RequestError(f"the request is not valid JSON: {e}")
 
 
-def one_shot(command, text):
+def one_shot(command, text, deliver):
+    """Runs one request and hands its result and exit status to `deliver` before the worker is ended."""
     try:
         req = protocol.normalize(read_request(text), command)
     except protocol.RequestError as e:
-        return protocol.error_result(command, str(e)), 2
+        deliver(protocol.error_result(command, str(e)), 2)
+        return 2
     session = Session(kernels=req["command"] in protocol.NEEDS_KERNEL)
     try:
-        return run_request(req, session), 0
-    finally:
+        res = run_request(req, session)
+    except BaseException:
         session.close()
+        raise
+    deliver(res, 0)
+    if session.worker is not None and not os.environ.get("KGO_HARNESS_PROFILE"):  # a profile is written at its end
+        session.worker.abandon()
+    session.close()
+    return 0
 
 
 def serve():
@@ -434,7 +455,7 @@ def _contain(daemon, warm):
     if not daemon:
         procs.die_with_parent(signal.SIGTERM)
     if warm:
-        os.environ["KGO_HARNESS_SPARE"] = "1"
+        os.environ["KGO_HARNESS_SPARE"] = "auto"
 
 
 def cli(argv):
@@ -458,7 +479,7 @@ def cli(argv):
         text = sys.stdin.read()
         if not text.strip():
             text = "{}" if command in ("env", "catalog") else text
-    res, rc = one_shot(command, text)
-    sys.stdout.write(json.dumps(res, allow_nan=False, indent=1) + "\n")
-    sys.stdout.flush()
-    return rc
+    def deliver(res, _rc):
+        sys.stdout.write(json.dumps(res, allow_nan=False, indent=1) + "\n")
+        sys.stdout.flush()
+    return one_shot(command, text, deliver)

@@ -190,3 +190,44 @@ def test_a_warm_kernel_process_serves_its_identity_request_after_request(harness
         res = harness(**req)
         assert res["verdict"] == "PASS", (i, res["message"])
         assert i == 0 or res["kernel_process"]["warm"] is True
+
+
+def _honest(folder):
+    """A kernel of its own sources in `folder` (its verdict does not matter here, only its compile cache)."""
+    folder.mkdir()
+    kernel = folder / "kernel.py"
+    shutil.copyfile(KERNELS / "cheat_zeros.py", kernel)
+    return kernel
+
+
+def _cache_attack(tmp_path, env, **extra):
+    cache = tmp_path / "cache"
+    env = {**env, "KGO_CACHE_DIR": str(cache)}
+    run_cli("check", request(_honest(tmp_path / "a"), **extra), env=env)
+    first = sorted(p.name for p in (cache / "cells").iterdir())
+    run_cli("check", request(written(tmp_path, "hack_plant_cache.py"), **extra), env=env)
+    return cache / "cells" / first[0], first
+
+
+def test_no_kernel_can_plant_an_object_in_another_kernels_compile_cache(tmp_path):
+    victim, _ = _cache_attack(tmp_path, {})
+    assert not (victim / "planted").exists()
+
+
+def test_compile_cache_without_the_cell_is_planted(tmp_path):
+    victim, _ = _cache_attack(tmp_path, OFF, unconfined=True)
+    assert (victim / "planted").exists()
+
+
+def test_the_same_sources_in_another_workspace_share_their_compile_cache(tmp_path):
+    """remote.compile_key: the cache follows the sources' bytes, not the workspace folder, so a sweep's copies and a
+    second workspace reuse what the first compiled; other sources get a cache of their own."""
+    cache = tmp_path / "cache"
+    env = {"KGO_CACHE_DIR": str(cache)}
+    for name in ("a", "b"):
+        run_cli("check", request(_honest(tmp_path / name)), env=env)
+    assert len(list((cache / "cells").iterdir())) == 1
+    other = _honest(tmp_path / "c")
+    other.write_text(other.read_text() + "\n# another kernel\n")
+    run_cli("check", request(other), env=env)
+    assert len(list((cache / "cells").iterdir())) == 2

@@ -231,7 +231,7 @@ def test_the_kernel_runs_the_next_case_while_the_judge_decides_this_one(monkeypa
         return judge(case, outs, tol)
     monkeypatch.setattr(remote.KernelProcess, "begin", logged_begin)
     monkeypatch.setattr(check, "judge", logged_judge)
-    monkeypatch.setattr(worker, "POOL", remote.Pool("cpu", keep_spare=False))
+    monkeypatch.setattr(worker, "POOL", remote.Pool("cpu", keep=0))
     events = []
     try:
         res = worker.handle(protocol.normalize({

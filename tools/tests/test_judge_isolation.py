@@ -187,7 +187,7 @@ def test_the_kernels_process_starts_before_the_judge_imports_torch():
     for adopter in (False, True):   # a judge adopts orphans: its kernel processes come from the template
         code = ("import sys; sys.path.insert(0, sys.argv[1]); from kgo_harness import procs; from kgo_harness.judge import remote; "
                 f"{adopter} and procs.become_subreaper(); "
-                "pool = remote.Pool('cpu', keep_spare=False); spawned_before_torch = 'torch' not in sys.modules; "
+                "pool = remote.Pool('cpu', keep=0); spawned_before_torch = 'torch' not in sys.modules; "
                 "print((pool.template is not None) == procs.is_subreaper()); "
                 "pool.wait_ready(); pool.close(); print(spawned_before_torch)")
         out = subprocess.run([sys.executable, "-c", code, str(ROOT / "tools")], capture_output=True, text=True,

@@ -23,8 +23,7 @@ def time_shape(side, msg):
     cases = [first] + [problem.case(shape, seed + r, 0) for r in range(1, sets)]
     fresh = _Fresh(cases, msg.get("fresh"))
     call = timing.make_calls(cases, "kernel")
-    side.timed_call = call
-    side.timed_cases = cases
+    side.timed_call, side.timed_cases, side.timed_fresh, side.timed_graph = call, cases, fresh, None
     timer.ledger.update(device_s=0.0, compile_s=0.0, warmup_s=0.0)
     timer.first_call(call, sets)
     est, _ = timer.events(call, sets, 3)
@@ -36,6 +35,7 @@ def time_shape(side, msg):
     samples, mode, outs, note = timing.time_variant(timer, call, sets, mode, o["runs"])
     timer.refresh = None
     said = fresh.report()
+    side.timed_mode = mode   # the judge's timed batches run the calls the same way (KernelSide.batch)
     side.verify("during the timed runs")
     synced = pending = None
     if device == "cuda":
@@ -43,6 +43,7 @@ def time_shape(side, msg):
         # inflates every probe. The smallest of three keeps the second and drops the first.
         probes = [(timer.synced(call), timer.pending(call)) for _ in range(3)]
         synced, pending = min(p[0] for p in probes), min(p[1] for p in probes)
+    timing.digests(outs)   # the digest's weights for these outputs made now, not in the judge's first timed batch
     named = []
     for r, got in enumerate(outs):   # every input set's last outputs: a replayed result shows up
         got = list(got) if isinstance(got, (list, tuple)) else ([got] if got is not None else [])
@@ -60,6 +61,7 @@ class _Fresh:
 
     def __init__(self, cases, fresh):
         self.fresh = fresh
+        self.cases = cases
         self.live = [timing.floating_inputs(c) for c in cases] if fresh is not None else []
         self.originals = [[t.clone() for t in ts] for ts in self.live]
         self.generations = [0] * len(cases)
@@ -70,6 +72,14 @@ class _Fresh:
         for r in range(len(self.live)) if index is None else [index % len(self.live)]:
             self.generations[r] += 1
             timing.refreshed(self.live[r], self.originals[r], self.fresh, self.generations[r])
+
+    def reset_all(self, fresh):
+        """Every set's inputs at generation 1 of `fresh` (a timed batch's inputs; the judge rebuilds the same)."""
+        if not self.live and self.fresh is None:
+            self.live = [timing.floating_inputs(c) for c in self.cases]
+            self.originals = [[t.clone() for t in ts] for ts in self.live]
+        for live, originals in zip(self.live, self.originals):
+            timing.refreshed(live, originals, fresh, 1)
 
     def report(self):
         return None if self.fresh is None else list(self.generations)

@@ -195,16 +195,43 @@ class KernelSide:
                                                              for i, t in enumerate(o or [])], bool(msg.get("ipc")))
         return out
 
-    def loop(self, msg):
-        """`count` back-to-back calls of the timed shape's first input set, then (unless `sync` is false) a
-        device synchronize; the judge times this round trip with its own clock."""
-        call = self.timed_call
-        with production_settings(self.torch):
-            for _ in range(int(msg["count"])):
-                call(0)
-            if msg.get("sync", True):
+    def batch(self, msg):
+        """One timed batch, which the judge times around this request with its own clock (judge/wallclock.py): every
+        timed input set gets fresh values from the judge's `fresh` number, then one call per set back to back (in
+        graph mode one replay of a graph of them), a device synchronize, and a digest of each call's outputs
+        (timing.digests); the outputs are kept for `batch_outputs` until the next batch. `sync` false: the calls
+        only, no synchronize and no digests (the host's enqueue cost); `empty`: nothing."""
+        from kgo_harness import timing
+        self.held = None
+        if msg.get("empty"):
+            if msg.get("sync"):
                 self.sync()
-        return {}
+            return {}
+        with production_settings(self.torch):
+            if msg.get("fresh") is not None:
+                self.timed_fresh.reset_all(int(msg["fresh"]))
+            if self.timed_mode == "graph":
+                if self.timed_graph is None:
+                    self.timed_graph = timing.capture(self.timed_call, len(self.timed_cases))
+                graph, outs = self.timed_graph
+                graph.replay()
+            else:
+                outs = [self.timed_call(r) for r in range(len(self.timed_cases))]
+            if not msg.get("sync", True):
+                return {}
+            self.sync()
+            digests = timing.digests(outs)
+        self.held = outs
+        return {"digests": digests}
+
+    def batch_outputs(self, msg):
+        """The outputs of call `index` of the last batch (the judge picks it after the batch's reply)."""
+        from kgo_harness import wire
+        wire.release()
+        self.verify("during the timed batches")
+        got = self.held[int(msg["index"])] if self.held is not None else None
+        got = list(got) if isinstance(got, (list, tuple)) else ([got] if got is not None else [])
+        return {"outputs": wire.send(self.folder, [(f"out{i}", t) for i, t in enumerate(got)], bool(msg.get("ipc")))}
 
     def run_once(self, msg):
         with production_settings(self.torch):
@@ -432,6 +459,7 @@ def main(fd_in, fd_out, folder, device, namespaces=None):
         msg["clocks"] = clock_stamp()   # the judge holds these against its own clock (guard.clock_disagreement)
         out.write(json.dumps(msg, default=str) + "\n")
         out.flush()
+    procs.prime_cuda(device)   # made in the cell, after it is entered
     try:
         import torch
         from kgo_harness.cell import bench_kernel, guard
@@ -441,6 +469,11 @@ def main(fd_in, fd_out, folder, device, namespaces=None):
         deterministic_algorithms(torch, True, warn_only=True)
         # New allocations are NaN-filled: an output the kernel allocates but never fully writes shows up.
         torch.utils.deterministic.fill_uninitialized_memory = True
+        if device == "cuda" and torch.cuda.is_available():
+            # A spare cell is ready for any identity: CUDA's context made, Triton and the modules a load imports
+            # imported (what the template does once on the CPU), before the tamper snapshot.
+            torch.zeros(1, device="cuda").add_(1)
+            prepare_template()
         snapshot = guard.Snapshot()
     except Exception as e:
         emit({"fatal": f"cannot import torch/triton in the kernel's process: {type(e).__name__}: {e}"})

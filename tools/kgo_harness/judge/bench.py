@@ -8,7 +8,7 @@ import time
 
 import torch
 
-from kgo_harness.judge import check, compare, plausibility
+from kgo_harness.judge import check, compare, plausibility, wallclock
 from kgo_harness import memo, timing
 from kgo_harness.judge import envinfo
 from kgo_harness.protocol import case_seed, is_cuda_fatal
@@ -32,19 +32,20 @@ def check_outputs(cases, outs, tol):
     return ok, (worst if math.isfinite(worst) else None)
 
 
-def refresh_like(cases, said, fresh, samples):
+def refresh_like(cases, said, fresh, samples, originals=None):
     """Gives the judge's cases the inputs each set had at its last timed call (timing.refreshed: generation g of set
-    r); a message when the kernel's process did not refresh as asked (a set refreshed before each sample)."""
+    r); a message when the kernel's process did not refresh as asked (a set refreshed before each sample).
+    `originals`: each set's first values (Spot keeps them), else taken now."""
     ok = isinstance(said, list) and len(said) == len(cases) and all(isinstance(g, int) and g >= 0 for g in said) \
         and sum(said) >= samples
     if not ok:
         return ("the kernel's process did not give its timed calls fresh inputs as the judge asked (generations "
                 f"{said!r} for {samples} samples): its timing is not trusted")
-    for case, g in zip(cases, said):
+    for r, (case, g) in enumerate(zip(cases, said)):
         if g == 0:
             continue   # a set no timed sample reached keeps its first values (its outputs are the warm-up's)
         live = timing.floating_inputs(case)
-        timing.refreshed(live, [t.clone() for t in live], fresh, g)
+        timing.refreshed(live, originals[r] if originals else [t.clone() for t in live], fresh, g)
     return None
 
 
@@ -118,8 +119,9 @@ def bench_size(req, problem, kp, timer, shape, index, tol, work, warnings):
             "synced_us": None, "stream_escape": None, "message": got.get("note") or "ok", "audit": []}
     outs = per_set(kp, got["outputs"], device, sets)
     cases = made or judge_sets(problem, kp, shape, seed, sets, index)
+    spot = Spot(cases, outs, fresh is not None, tol if o["check_outputs"] else None, device)
     if fresh is not None:
-        stale = refresh_like(cases, got.get("fresh"), fresh, len(samples))
+        stale = refresh_like(cases, got.get("fresh"), fresh, len(samples), spot.originals)
         if stale:
             size["reward_hack"] = stale
             size["message"] = stale
@@ -151,7 +153,10 @@ def bench_size(req, problem, kp, timer, shape, index, tol, work, warnings):
             size["message"] = (f"work escapes the caller's stream: {synced:.1f} us with a device synchronize vs "
                                f"{size['median_us']:.1f} us stream-ordered; reporting the synchronized time")
             size["median_us"] = synced
-    plausibility.wall_check(kp, size, device)
+    if size["outputs_checked"] is not False:   # wrong timed outputs already FAIL; their time is not recorded
+        wallclock.wall_check(kp, size, device, spot)
+    if size.get("reward_hack"):
+        return size
     for kind in req["bench"]["baselines"]:
         size.update(baseline(kind, problem, cases, timer, sets, mode, o["runs"], warnings))
     best = [v for v in (size.get("eager_us"), size.get("compile_us")) if v]
@@ -171,6 +176,40 @@ def bench_size(req, problem, kp, timer, shape, index, tol, work, warnings):
     for k in ("eager_us", "compile_us"):
         size.setdefault(k, None)
     return size
+
+
+class Spot:
+    """The judge's side of its timed batches (wallclock.py): its copies of the timed input sets with their first
+    values kept, the fresh values a batch gives them (when the timed calls get fresh values at all), and the check of
+    one call's outputs against the reference (`tol` None: the request turned output checks off)."""
+
+    def __init__(self, cases, outputs, refreshable, tol, device):
+        self.cases, self.outputs, self.tol, self.device = cases, outputs, tol, device
+        self.sets = len(cases)
+        self.live = [timing.floating_inputs(c) for c in cases] if refreshable else None
+        self.originals = [[t.clone() for t in ts] for ts in self.live] if refreshable else None
+
+    def fresh_key(self):
+        return secrets.randbelow(1 << 30) if self.live is not None else None
+
+    def refresh_all(self, key):
+        for live, originals in zip(self.live or [], self.originals or []):
+            timing.refreshed(live, originals, key, 1)
+
+    def fetch(self, kp, j):
+        got = kp.call("batch_outputs", index=j, ipc=check.ipc(self.device))
+        return check.outputs_of(kp, got["outputs"], self.device)
+
+    def check(self, j, outs, fresh):
+        if not outs:
+            return False
+        if self.tol is None:
+            return True
+        case = self.cases[j]
+        if fresh is not None:
+            timing.refreshed(self.live[j], self.originals[j], fresh, 1)
+            case._ref = None   # the reference of the values the batch's call had
+        return check_outputs([case], [outs], self.tol)[0]
 
 
 def provided_sets(req, problem, kp, shape, seed):

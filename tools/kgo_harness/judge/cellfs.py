@@ -1,8 +1,9 @@
 """The judge's side of a cell's files. Each kernel process gets a folder under one per-judge root in memory:
 `src/` (the judge's read-only copies of the kernel's files: the cell never sees the workspace) and `rw/` (its only
-writable place: the tensors it hands back, its temporary files, its home). Compiled artefacts persist per kernel
-identity under `<cache>/cells/<identity>/`, which only a cell of that identity may write, so no kernel can plant a
-compiled object for another. Standard library only."""
+writable place: the tensors it hands back, its temporary files, its home). Compiled artefacts persist per set of
+sources (remote.compile_key: the kernel's, the reference's and its imports' bytes, not the workspace) under
+`<cache>/cells/<key>/`, which only a cell of those sources may write, so no kernel can plant a compiled object for
+another. Standard library only."""
 import os
 import pathlib
 import shutil

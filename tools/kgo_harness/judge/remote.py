@@ -1,6 +1,6 @@
 """The judge's side of the process boundary: the kernel's process (kernel_worker.py), started fresh for
-every (kernel, reference, local imports, workspace) identity and never reused for another; a spare one
-with torch already imported waits so that a new identity does not pay the import. Replies are JSON, tensors
+every (kernel, reference, local imports, workspace) identity and never reused for another; spares started
+ahead wait so that a new identity does not pay the start. Replies are JSON, tensors
 come as bytes (wire.py); nothing the kernel's process sends is executed or unpickled."""
 import ast
 import collections
@@ -66,6 +66,7 @@ class KernelProcess:
         self.out = os.fdopen(to_kernel_w, "w", buffering=1)
         self.inp = os.fdopen(from_kernel_r, "r")
         self.identity = None
+        self.compile_key = None   # whose compile cache it writes (compile_key)
         self.ready = False
         self.info = None
         self.cell = None      # what the kernel process reported of its confinement before any kernel code ran
@@ -83,7 +84,7 @@ class KernelProcess:
         inner["kernel"] = str(kernel)
         if req.get("reference"):
             inner["reference"] = str(cellfs.inside_path(self.cell_folder, req["kernel"], req["reference"]))
-        inner["cache_dir"] = cellfs.identity_cache(self.identity or "none")
+        inner["cache_dir"] = cellfs.identity_cache(self.compile_key or "none")
         if req.get("command") != "run-once":
             inner["seed"] = 0   # each case's seed comes with the case: the cell cannot prepare answers at its load
         self.bound = (req, inner)
@@ -127,7 +128,7 @@ class KernelProcess:
         self.wait_ready()
         if isinstance(fields.get("request"), dict):
             fields = {**fields, "request": self.cell_request(fields["request"]),
-                      "cell": {"cache": cellfs.identity_cache(self.identity or "none")}}
+                      "cell": {"cache": cellfs.identity_cache(self.compile_key or "none")}}
         before = guard.clock_stamp()
         try:
             self.out.write(json.dumps({"op": op, **fields}) + "\n")
@@ -316,55 +317,64 @@ def rewritten(before, after):
 
 
 def template_wanted(device):
-    """Whether kernel processes are forks of a template (Pool): on the CPU by default, on a GPU only with
-    KGO_HARNESS_TEMPLATE=1, and only in a process that adopts orphans (the judge)."""
-    wanted = os.environ.get("KGO_HARNESS_TEMPLATE", "1" if device == "cpu" else "0") == "1"
+    """Whether kernel processes are forks of a template (Pool), unless KGO_HARNESS_TEMPLATE=0, and only in a process
+    that adopts orphans (the judge). On a GPU a fork then pays only its CUDA context, not the torch import: a
+    spare is ready sooner for back-to-back identities (a sweep)."""
+    wanted = os.environ.get("KGO_HARNESS_TEMPLATE", "1") == "1"
     return wanted and procs.is_subreaper()
 
 
 class Pool:
-    """At most one kernel process in use, bound to one identity, and one spare."""
+    """At most one kernel process in use, bound to one identity, and up to `keep` spares: kernel processes in their
+    cells, started (torch, Triton, a GPU's CUDA context) before any identity is known, each handed to one identity."""
 
-    def __init__(self, device, keep_spare):
+    def __init__(self, device, keep):
         self.device = device
-        self.keep_spare = keep_spare
+        self.keep = keep
         self.current = None
         # New kernel processes are forks of a template process with torch imported; only where this process
         # adopts orphans (the judge), since the template hands each fork over through an orphaned middle process.
-        # On the CPU by default; on a GPU only with KGO_HARNESS_TEMPLATE=1 (it works there but is not faster:
-        # each fork still initializes CUDA; evidence/device-2026-11-25-late.md, call 11).
         self.template = None
         if template_wanted(device):
             from kgo_harness.judge import zygote
             self.template = zygote.Template(device, cell_places())
         # With a template the first process is forked once the template is ready (wait_ready), so the judge
         # goes on to its own torch import meanwhile; without one it is spawned now, for the same overlap.
-        self.spare = None if self.template is not None else self._new()
+        self.spares = [] if self.template is not None else [self._new()]
 
     def _new(self):
         return KernelProcess(self.device, self.template)
 
     def wait_ready(self):
-        """The spare kernel process, made if needed, has started (torch imported, tamper snapshot taken)."""
-        if self.spare is None:
-            self.spare = self._new()
+        """A spare kernel process, made if needed, has started (torch imported, tamper snapshot taken)."""
+        if not self.spares:
+            self.spares.append(self._new())
         self.settle()
 
     def settle(self):
-        """A spare still starting finishes its start (its torch import) now: before anything is timed, so that
-        no start-up shares the host with the timed loops."""
-        if self.spare is not None:
-            self.spare.wait_ready()
+        """Spares still starting finish their start now: before anything is timed, so that no start-up shares the
+        host with the timed loops."""
+        for spare in self.spares:
+            spare.wait_ready()
 
-    def get(self, identity):
+    def refill(self):
+        """Back to `keep` spares, after a request: started while no request runs, ready for the next identities."""
+        while len(self.spares) < self.keep:
+            self.spares.append(self._new())
+
+    def get(self, identity, key=None, timed=False):
+        """The kernel process of `identity`: the current one, else a spare (the oldest) or a new one. A request that
+        times nothing (`timed` false) starts the spare that replaces it now, so that it is ready for the next
+        identity; a timed one leaves that to `refill`, after its timing."""
         cur = self.current
         if cur is not None and cur.identity == identity and cur.proc.poll() is None:
             return cur, True
         self.discard()
-        proc = self.spare or self._new()
-        self.spare = self._new() if self.keep_spare else None
-        proc.identity = identity
+        proc = self.spares.pop(0) if self.spares else self._new()
+        proc.identity, proc.compile_key = identity, key or identity
         self.current = proc
+        if not timed:
+            self.refill()
         return proc, False
 
     def helper(self):
@@ -372,20 +382,21 @@ class Pool:
         reference that lives in the kernel's own file (it runs there, never here or beside the kernel)."""
         cur = self.current
         if cur.helper is None or cur.helper.proc.poll() is not None:
-            cur.helper = self._new()
+            cur.helper = self.spares.pop(0) if self.spares else self._new()
+            cur.helper.identity, cur.helper.compile_key = cur.identity, cur.compile_key
         return cur.helper
 
     def discard(self):
         """Ends the kernel's process and everything it started: each kernel process leads a session of its own,
         so what it left behind (this process, their subreaper, adopted it) is in another session than this
-        one's; the spare's tree and this process's own helpers are left alone."""
+        one's; the spares' trees and this process's own helpers are left alone."""
         if self.current is None:
             return
         self.current.close()
         self.current = None
         keep = set()
-        if self.spare is not None:
-            keep = {self.spare.proc.pid, *procs.descendants(self.spare.proc.pid)}
+        for spare in self.spares:
+            keep |= {spare.proc.pid, *procs.descendants(spare.proc.pid)}
         mine = os.getsid(0)
         strays = [p for p in procs.descendants(os.getpid()) if p not in keep and _sid(p) not in (mine, None)]
         for pid in strays:
@@ -401,9 +412,9 @@ class Pool:
 
     def close(self):
         self.discard()
-        if self.spare is not None:
-            self.spare.close()
-            self.spare = None
+        for spare in self.spares:
+            spare.close()
+        self.spares = []
         if self.template is not None:
             self.template.close()
             self.template = None
@@ -422,6 +433,17 @@ def identity(req, srcs):
     process) and every source's hash."""
     text = json.dumps([str(pathlib.Path(req["kernel"]).resolve().parent), req.get("device"),
                        req.get("memory_limit_mb"), [(s["path"], s["sha256"]) for s in srcs]])
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
+def compile_key(req, srcs):
+    """Whose compile cache a kernel process writes and reads: the device and every source's bytes and place relative
+    to the kernel's folder, not the workspace. The same kernel, reference and imports in another workspace (a sweep's
+    copies, a second workspace) reuse what the first compiled; a cache is only ever written by code with exactly
+    these sources, so no other kernel can plant an object in it."""
+    top = pathlib.Path(req["kernel"]).resolve().parent
+    places = sorted((os.path.relpath(s["path"], top), s["sha256"]) for s in srcs)
+    text = json.dumps(["compile", req.get("device"), places])
     return hashlib.sha256(text.encode()).hexdigest()
 
 

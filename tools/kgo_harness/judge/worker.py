@@ -58,10 +58,12 @@ def main(fd, device, kernels=True):
     os.dup2(2, 1)
     sys.stdout = sys.stderr
     start = time.perf_counter()
-    spare = os.environ.get("KGO_HARNESS_SPARE") == "1"
+    spare = spares(os.environ.get("KGO_HARNESS_SPARE"), device)
     forked = kernels and remote.template_wanted(device)
+    if not forked:   # a template must fork before CUDA starts in this process
+        procs.prime_cuda(device)
     if kernels and not forked:
-        POOL = remote.Pool(device, keep_spare=spare)   # the kernel's process imports torch while this one does
+        POOL = remote.Pool(device, keep=spare)   # the kernel's process imports torch while this one does
     procs.collect_later()
     try:
         import torch  # noqa: F401
@@ -72,7 +74,7 @@ def main(fd, device, kernels=True):
     if forked:
         # The template is a fork of this process, made now: after torch's import (one import, not two: about
         # 2 s of CPU each) and before any request, so it holds nothing of one.
-        POOL = remote.Pool(device, keep_spare=spare)
+        POOL = remote.Pool(device, keep=spare)
     prepare(device)
     procs.freeze_heap()
     try:
@@ -104,9 +106,22 @@ def main(fd, device, kernels=True):
             result = {"verdict": "ERROR", "message": f"harness error: {type(e).__name__}: {e}",
                       "error": traceback.format_exc()[-3000:]}
         emit({"type": "result", "result": result})
+        if POOL is not None:
+            POOL.refill()
         procs.profile_checkpoint()
     _close_pool()
     os._exit(0)
+
+
+def spares(setting, device):
+    """How many spare kernel processes a warm judge keeps (KGO_HARNESS_SPARE: a count, or `auto`, which the
+    supervisor sets for a warm harness): two on a GPU, where a spare's start (torch, Triton, a CUDA context) takes
+    longer than a short job, so that back-to-back identities (a sweep) find one ready; one on the CPU."""
+    if not setting:
+        return 0
+    if setting == "auto":
+        return 2 if device == "cuda" else 1
+    return max(0, int(setting))
 
 
 def _close_pool():
@@ -169,7 +184,7 @@ def handle(req, emit):
     remote.SECONDS.clear()
     if req.get("_only_case") is not None:
         POOL.discard()   # isolate=case: each case in a kernel process of its own
-    kp, warm_kernel = POOL.get(remote.identity(req, srcs))
+    kp, warm_kernel = POOL.get(remote.identity(req, srcs), remote.compile_key(req, srcs), timed=cmd == "bench")
     res["kernel_process"] = {"pid": kp.proc.pid, "warm": warm_kernel}
     emit({"type": "kernel", "pid": kp.proc.pid})   # what the supervisor ends after a timeout
     try:

@@ -1,0 +1,123 @@
+"""The judge's own clock on a measured time (PROTOCOL.md "Timing"). The kernel's process runs timed batches only
+when the judge asks, one request each: fresh inputs for every timed set, one call per set, a digest of each call's
+outputs in the reply. The judge times each request around it, picks one call of the batch after the reply, fetches
+its outputs, and checks them against the digest and the reference. Skipped calls then show as wrong outputs, work
+done after the reply as a digest that does not match, a forged event time as a judge's time far above it."""
+import math
+import secrets
+import time
+
+import torch
+
+from kgo_harness import timing
+
+WALL_TARGET_US = 2500.0   # timed batches per size: about this much of the claimed time, within the two bounds below
+MIN_BATCHES, MAX_BATCHES = 2, 5
+CHECKED = 2               # calls of each batch the judge checks, picked after its reply
+CPU_REQUEST_US = 400.0    # on the CPU, a batch request's fixed cost in the kernel's process, beyond an empty one's
+EMPTY_SHARE = 0.25        # the empty round trip subtracted from a batch's is at most this share of it
+
+
+class Hack(Exception):
+    """What the judge's clock or a batch's checked call showed (the size's reward_hack)."""
+
+
+def _sync(device):
+    if device == "cuda":
+        torch.cuda.synchronize()
+
+
+def _round_trip(kp, **fields):
+    t0 = time.perf_counter()
+    got = kp.call("batch", **fields)
+    return time.perf_counter() - t0, got
+
+
+def overhead_us(device, spot):
+    """What a batch costs besides its calls, measured in this process on its own copies (the kernel cannot reach
+    it): the fresh inputs of every set and the digest of every set's timed outputs; the smaller of two."""
+    def once():
+        _sync(device)
+        t0 = time.perf_counter()
+        spot.refresh_all(1)
+        timing.digests(spot.outputs)
+        _sync(device)
+        return (time.perf_counter() - t0) * 1e6
+    return min(once() for _ in range(2))
+
+
+def batches(kp, spot, device, median, limit, graph=False):
+    """Runs the judge's timed batches: enough for about WALL_TARGET_US of the claimed time, and more (up to
+    MAX_BATCHES) while the fastest is above `limit` (a busy machine slows some batches, a lie every one). Returns
+    (judge's wall per call with the overhead taken off, the overhead per call, the calls checked). Raises Hack
+    when a checked call's outputs are not what its batch committed or not the reference's for its inputs."""
+    sets = spot.sets
+    cost = overhead_us(device, spot) / sets
+    count = int(max(MIN_BATCHES, min(MAX_BATCHES, math.ceil(WALL_TARGET_US / max(median * sets, 0.5)))))
+    if graph:
+        _round_trip(kp, fresh=spot.fresh_key(), sync=True)   # the graph's capture: not timed
+    empty = min(_round_trip(kp, empty=True)[0] for _ in range(3))
+    walls = []
+    for done in range(MAX_BATCHES):
+        if done >= count and min(walls) - cost <= limit:
+            break
+        fresh = spot.fresh_key()
+        seconds, got = _round_trip(kp, fresh=fresh, sync=True)
+        digests = got.get("digests") if isinstance(got, dict) else None
+        if not isinstance(digests, list) or len(digests) != sets:
+            raise Hack(f"a timed batch of {sets} calls replied {digests!r} for its outputs' digests")
+        walls.append(max(seconds - min(empty, EMPTY_SHARE * seconds), 0.0) / sets * 1e6)
+        for j in secrets.SystemRandom().sample(range(sets), min(CHECKED, sets)):
+            outs = spot.fetch(kp, j)
+            if timing.digest(outs) != digests[j]:
+                raise Hack(f"call {j} of a timed batch returned outputs other than those its batch's reply "
+                           "committed to: the work was done after the judge's clock stopped")
+            if not spot.check(j, outs, fresh):
+                raise Hack(f"call {j} of a timed batch (input set {j}, fresh values) returned outputs that do not "
+                           "match the reference: calls of the batch were skipped or answered from stale results")
+    return max(min(walls) - cost, 0.0), cost, len(walls) * min(CHECKED, sets)
+
+
+def host_us(kp, spot, sets):
+    """Host enqueue cost per call by this process's clock: a batch without the synchronize (then one outside it)."""
+    empty = min(_round_trip(kp, empty=True)[0] for _ in range(2))
+    seconds, _ = _round_trip(kp, fresh=spot.fresh_key(), sync=False)
+    kp.call("batch", empty=True, sync=True)
+    return max(seconds - min(empty, EMPTY_SHARE * seconds), 0.0) / sets * 1e6
+
+
+def wall_check(kp, size, device, spot):
+    """Holds the kernel's median against the judge's clock. The judge's time per call (batches, overhead off) may
+    exceed the median by at most 1.5 x + 5 us on the GPU (5 x + 100 us + CPU_REQUEST_US / sets on the CPU, where
+    the interpreter shares the cores); on the GPU, where more is explained by the host's enqueue cost, the judge's time is recorded
+    instead of the events; beyond that the timing was faked (REWARD_HACK). A median above the judge's time is
+    lowered to it."""
+    median = size["median_us"]
+    size["timed_by"] = "kernel"
+    # The CPU: the interpreter shares the cores, and a request's own fixed cost in the kernel's process (waking
+    # it, the handler; up to about 0.4 ms seen on a loaded 2-core machine) is spread over only `sets` calls.
+    limit = (1.5 * median + 5.0) if device == "cuda" else (5.0 * median + 100.0 + CPU_REQUEST_US / spot.sets)
+    try:
+        wall, cost, checked = batches(kp, spot, device, median, limit, size.get("mode") == "graph")
+    except Hack as e:
+        size["reward_hack"] = str(e)
+        return
+    size["wall_us"], size["wall_overhead_us"], size["wall_checked_calls"] = wall, cost, checked
+    size["wall_host_us"] = None
+    if wall + cost < median:
+        size["median_us"], size["timed_by"] = wall + cost, "judge"   # events never exceed the judge's clock
+        return
+    if wall <= limit:
+        return
+    host = host_us(kp, spot, spot.sets) if device == "cuda" else 0.0
+    size["wall_host_us"] = host if device == "cuda" else None
+    if device == "cuda" and wall <= limit + host:
+        size["median_us"], size["timed_by"] = wall, "judge"
+        size["message"] = (f"back-to-back calls take {wall:.2f} us each by the judge's clock against {median:.2f} us "
+                           f"by the kernel's timer, explained only by the host's enqueue cost ({host:.2f} us per "
+                           "call): the judge's time is recorded")
+        return
+    size["reward_hack"] = (f"the kernel's timer says {median:.2f} us per call, but timed batches of back-to-back "
+                           f"calls took {wall:.2f} us each by the judge's clock (batch overhead {cost:.2f} us and "
+                           f"host enqueue {host:.2f} us per call taken off; limit {limit:.2f} us): the timing was "
+                           "faked")

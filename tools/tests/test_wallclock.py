@@ -1,0 +1,130 @@
+"""The judge's clock on a kernel's time (judge/wallclock.py, PROTOCOL.md "The process boundary", 3): timed batches
+the kernel's process runs only when asked, each call's outputs committed by digest, calls checked that the judge picks
+after the reply. Attacks from the kernel's own process: forged samples, skipped calls, work deferred past the clock.
+On the CPU the host clock times the kernel; on a GPU (when present) CUDA events, at a size the events can resolve."""
+import time
+
+import pytest
+import torch
+
+from kgo_harness import timing
+from kgo_harness.judge import wallclock
+from conftest import HAS_CUDA, TEMPLATES, kernel
+
+# (device, shape, rotate): the CPU's interpreter is slow, so small; a GPU's +5 us slack needs calls of tens of us.
+SETUPS = [("cpu", [8, 128], 8)] + ([("cuda", [4096, 4096], 8)] if HAS_CUDA else [])
+
+
+def bench(harness, name, device, shape, rotate):
+    return harness(command="bench", kernel=kernel(name), op="softmax", device=device, shapes=[shape],
+                   bench={"runs": 5, "precision_pct": 0, "baselines": [], "rotate": rotate})
+
+
+@pytest.mark.parametrize("device,shape,rotate", SETUPS)
+def test_forged_samples_meet_the_judges_clock(harness, device, shape, rotate):
+    res = bench(harness, "hack_event_forgery.py", device, shape, rotate)
+    assert res["verdict"] == "REWARD_HACK", res["message"]
+    assert "judge's clock" in res["message"] and "back-to-back" in res["message"], res["message"]
+
+
+@pytest.mark.parametrize("device,shape,rotate", SETUPS)
+def test_a_batch_handler_that_skips_calls_is_caught(harness, device, shape, rotate):
+    """All but the last call of each batch skipped, the samples divided to match: the clocks agree, the checked
+    calls' outputs do not."""
+    res = bench(harness, "hack_batch_skip.py", device, shape, rotate)
+    assert res["verdict"] == "REWARD_HACK", res["message"]
+    assert "skipped or answered from stale results" in res["message"], res["message"]
+
+
+@pytest.mark.parametrize("device,shape,rotate", SETUPS)
+def test_work_deferred_past_the_batch_reply_breaks_its_digest(harness, device, shape, rotate):
+    res = bench(harness, "hack_batch_defer.py", device, shape, rotate)
+    assert res["verdict"] == "REWARD_HACK", res["message"]
+    assert "after the judge's clock stopped" in res["message"], res["message"]
+
+
+@pytest.mark.parametrize("device,shape,rotate", SETUPS)
+def test_an_honest_kernel_agrees_with_the_judges_clock(harness, device, shape, rotate):
+    res = harness(command="bench", kernel=str(TEMPLATES / "softmax" / "v1_baseline.py"), op="softmax", device=device,
+                  shapes=[shape], bench={"runs": 5, "precision_pct": 0, "baselines": [], "rotate": rotate})
+    assert res["verdict"] == "PASS", res["message"]
+    size = res["sizes"][0]
+    assert size["wall_checked_calls"] >= wallclock.MIN_BATCHES * wallclock.CHECKED
+    assert size["wall_us"] > 0 and size["wall_overhead_us"] >= 0 and size["timed_by"] in ("kernel", "judge")
+    assert size["median_us"] <= size["wall_us"] + size["wall_overhead_us"] + 1e-6   # events never above it
+
+
+@pytest.mark.skipif(not HAS_CUDA, reason="needs a CUDA GPU")
+def test_graph_mode_batches_replay_a_graph_and_agree(harness):
+    """A launch-bound size is timed in graph mode; the judge's batches replay a graph of one call per set."""
+    res = harness(command="bench", kernel=str(TEMPLATES / "softmax" / "v1_baseline.py"), op="softmax", device="cuda",
+                  shapes=[[64, 256]], bench={"runs": 10, "precision_pct": 0, "baselines": [], "graph": "on"})
+    assert res["verdict"] == "PASS", res["message"]
+    size = res["sizes"][0]
+    assert size["mode"] == "graph" and size["wall_checked_calls"] >= wallclock.MIN_BATCHES * wallclock.CHECKED
+    assert size["median_us"] <= size["wall_us"] + size["wall_overhead_us"] + 1e-6
+
+
+class _Batches:
+    """A stand-in kernel process: a synchronized batch takes `synced_us` per call, one without the synchronize
+    `host_us`; its outputs are fixed tensors, committed honestly."""
+
+    def __init__(self, synced_us, host_us, sets=2):
+        self.synced_us, self.host_us, self.sets = synced_us, host_us, sets
+        self.outs = [[torch.full((4,), float(r))] for r in range(sets)]
+
+    def call(self, op, **msg):
+        if op == "batch_outputs":
+            return {"outputs": self.outs[msg["index"]]}
+        if msg.get("empty"):
+            return {}
+        time.sleep(self.sets * (self.synced_us if msg.get("sync") else self.host_us) / 1e6)
+        return {"digests": [timing.digest(o) for o in self.outs]} if msg.get("sync") else {}
+
+
+class _Spot:
+    def __init__(self, kp):
+        self.sets, self.outputs = kp.sets, kp.outs
+
+    def fresh_key(self):
+        return None
+
+    def refresh_all(self, key):
+        pass
+
+    def fetch(self, kp, j):
+        return kp.call("batch_outputs", index=j)["outputs"]
+
+    def check(self, j, outs, fresh):
+        return True
+
+
+def test_host_bound_calls_record_the_judges_time_and_a_lie_beyond_the_host_is_a_hack(monkeypatch):
+    monkeypatch.setattr(wallclock, "_sync", lambda device: None)
+    # Claimed 1 ms a call; back-to-back calls take 3 ms, which the host's enqueue cost (2.9 ms) explains: the
+    # judge's time is recorded, not the kernel's.
+    kp = _Batches(3000.0, 2900.0)
+    size = {"median_us": 1000.0}
+    wallclock.wall_check(kp, size, "cuda", _Spot(kp))
+    assert "reward_hack" not in size, size
+    assert size["timed_by"] == "judge" and size["median_us"] >= 2900 and size["wall_host_us"] >= 2800
+    # Claimed 1 ms for 8 ms of work, the host quick: the timing was faked.
+    kp = _Batches(8000.0, 100.0)
+    lie = {"median_us": 1000.0}
+    wallclock.wall_check(kp, lie, "cuda", _Spot(kp))
+    assert "the timing was faked" in lie["reward_hack"]
+    # Within 1.5 x + 5 us: the kernel's time stands.
+    kp = _Batches(1100.0, 100.0)
+    fine = {"median_us": 1000.0}
+    wallclock.wall_check(kp, fine, "cuda", _Spot(kp))
+    assert "reward_hack" not in fine and fine["timed_by"] == "kernel" and fine["median_us"] == 1000.0
+
+
+def test_outputs_that_differ_from_the_committed_digest_are_caught(monkeypatch):
+    monkeypatch.setattr(wallclock, "_sync", lambda device: None)
+    kp = _Batches(100.0, 10.0)
+    spot = _Spot(kp)
+    spot.fetch = lambda kp_, j: [kp.outs[j][0] + 1]   # the outputs handed over are not the batch's
+    size = {"median_us": 100.0}
+    wallclock.wall_check(kp, size, "cpu", spot)
+    assert "after the judge's clock stopped" in size["reward_hack"]
