@@ -244,7 +244,9 @@ CHEATS = [("cheat_zeros.py", "softmax", {}), ("cheat_constant.py", "softmax", {}
 
 def step_anticheat(out, args):
     """Every anti-cheat fixture checked on the GPU; the side-stream one also timed."""
-    kernels = ROOT / "tools" / "tests" / "kernels"
+    sys.path.insert(0, str(ROOT / "tools" / "tests"))
+    import kernel_files  # the attack kernels, written out of their bundles
+    kernels = kernel_files.folder()
     log = open(out / "serve-anticheat.log", "w")
     serve = Serve(log)
     res = []

@@ -1,7 +1,5 @@
 // `kgo wiki products | lookup | check | index [--wiki DIR] [--json]`: read the gpu-wiki.
-#include <map>
 #include <memory>
-#include <set>
 
 #include "cli/commands.hpp"
 #include "core/bounded.hpp"
@@ -25,52 +23,29 @@ struct IndexOptions {
   bool detail = false;
 };
 
-struct Loaded {
-  wiki::WikiLocation location;
-  wiki::WikiIndex index;
-  wiki::WikiIdentity id;  // after loading: the fingerprint reuses the fresh index cache
-};
-
-Loaded load(const Context& ctx) {
-  wiki::WikiLocation loc = wiki::locate_wiki(ctx.wiki);
-  wiki::WikiIndex index = wiki::WikiIndex::load(loc);
-  std::string fp = index.fingerprint();
-  return Loaded{loc, std::move(index), wiki::identify_wiki(loc, fp)};
-}
-
 // Every wiki command names the wiki it read: folder, how it was chosen, git commit, fingerprint.
 nlohmann::json wiki_json(const wiki::WikiIdentity& id) { return wiki::to_json(id); }
 
 std::string wiki_line(const wiki::WikiIdentity& id) { return "gpu-wiki: " + wiki::describe(id) + "\n"; }
 
 void run_products(Context& ctx) {
-  Loaded w = load(ctx);
-  std::map<std::string, std::pair<int, int>> counts;  // product -> datasheet, measured facts
-  for (const auto& f : w.index.facts()) (f.measured ? counts[f.product].second : counts[f.product].first)++;
+  wiki::LoadedWiki w = wiki::load_wiki(ctx.wiki);
   nlohmann::json list = nlohmann::json::array();
   std::string text = wiki_line(w.id) + "Products:\n";
-  for (const auto& p : w.index.products()) {
+  for (const wiki::ProductSummary& p : wiki::summarize_products(w.index)) {
     nlohmann::json defined = nlohmann::json::array();
     std::string defined_text;
-    for (const auto& d : w.index.definitions(p)) {
+    for (const auto& d : p.defined_at) {
       defined.push_back({{"file", d.file}, {"line", d.line}});
       std::string site = d.file + (d.line > 0 ? ":L" + std::to_string(d.line) : "");
       defined_text += (defined_text.empty() ? "" : ", ") + site;
     }
-    nlohmann::json aliases = nlohmann::json::array();
     std::string alias_text;
-    for (const auto& [alias, target] : w.index.aliases()) {
-      if (target == p) {
-        aliases.push_back(alias);
-        alias_text += (alias_text.empty() ? "" : ", ") + alias;
-      }
-    }
-    auto [datasheet, measured] = counts[p];
-    std::string arch = w.index.arch(p);
-    list.push_back({{"name", p}, {"arch", arch}, {"aliases", aliases}, {"facts", datasheet},
-                    {"measured_facts", measured}, {"defined_at", defined}});
-    text += "  " + p + (arch.empty() ? "" : " (" + arch + ")") + ": " + std::to_string(datasheet) +
-            " facts" + (measured ? ", " + std::to_string(measured) + " measured" : "") +
+    for (const auto& a : p.aliases) alias_text += (alias_text.empty() ? "" : ", ") + a;
+    list.push_back({{"name", p.name}, {"arch", p.arch}, {"aliases", p.aliases}, {"facts", p.facts},
+                    {"measured_facts", p.measured_facts}, {"defined_at", defined}});
+    text += "  " + p.name + (p.arch.empty() ? "" : " (" + p.arch + ")") + ": " + std::to_string(p.facts) +
+            " facts" + (p.measured_facts ? ", " + std::to_string(p.measured_facts) + " measured" : "") +
             (alias_text.empty() ? "" : "; aliases " + alias_text) +
             (defined_text.empty() ? "" : "; defined at " + defined_text) + "\n";
   }
@@ -78,11 +53,8 @@ void run_products(Context& ctx) {
 }
 
 void run_lookup(const LookupOptions& o, Context& ctx) {
-  wiki::WikiLocation loc = wiki::locate_wiki(ctx.wiki);
   wiki::canonical_metric_or_throw(o.metric);  // a bad metric fails before any wiki work
-  wiki::WikiIndex index = wiki::WikiIndex::load_product(loc, o.platform);
-  std::string fp = index.fingerprint();
-  Loaded w{loc, std::move(index), wiki::identify_wiki(loc, fp)};
+  wiki::LoadedWiki w = wiki::load_wiki(ctx.wiki, o.platform);
   wiki::LookupResult r = wiki::lookup(w.index, o.platform, o.metric, o.measured);
   nlohmann::json also = nlohmann::json::array();
   for (const auto& f : r.also_stated) also.push_back(wiki::citation(f));
@@ -98,7 +70,7 @@ void run_lookup(const LookupOptions& o, Context& ctx) {
 }
 
 void run_check(Context& ctx) {
-  Loaded w = load(ctx);
+  wiki::LoadedWiki w = wiki::load_wiki(ctx.wiki);
   auto issues = w.index.check();
   nlohmann::json list = nlohmann::json::array();
   std::string text;
@@ -106,17 +78,11 @@ void run_check(Context& ctx) {
     list.push_back(wiki::to_json(i));
     text += i.file + (i.line > 0 ? ":L" + std::to_string(i.line) : "") + ": " + i.kind + ": " + i.message + "\n";
   }
-  std::map<std::string, std::set<std::string>> kinds;  // fact kind -> files stating such facts
-  const wiki::Fact* prev = nullptr;  // facts come file by file: insert each kind and file once
-  for (const auto& f : w.index.facts()) {
-    if (!prev || prev->kind != f.kind || prev->file != f.file) kinds[f.kind].insert(f.file);
-    prev = &f;
-  }
   nlohmann::json documents = nlohmann::json::object();
   std::string kind_text;
-  for (const auto& [kind, files] : kinds) {
-    documents[kind] = files.size();
-    kind_text += (kind_text.empty() ? "" : ", ") + std::to_string(files.size()) + " " + kind;
+  for (const auto& [kind, files] : wiki::documents_per_kind(w.index)) {
+    documents[kind] = files;
+    kind_text += (kind_text.empty() ? "" : ", ") + std::to_string(files) + " " + kind;
   }
   if (!kind_text.empty()) text += "documents stating facts: " + kind_text + "\n";
   text += wiki_line(w.id);
@@ -137,23 +103,9 @@ void run_check(Context& ctx) {
 
 // The facts matching the filters, at most o.limit of them (all on --detail), in wiki order.
 void run_index(const IndexOptions& o, Context& ctx) {
-  std::string metric = o.metric.empty() ? "" : wiki::canonical_metric_or_throw(o.metric);
-  if (!o.kind.empty() && o.kind != "datasheet" && o.kind != "measured" && o.kind != "notes") {
-    throw Error("unknown fact kind '" + o.kind + "'; choose datasheet, measured or notes", ExitCode::usage);
-  }
-  wiki::WikiLocation loc = wiki::locate_wiki(ctx.wiki);
-  wiki::WikiIndex index = o.platform.empty() ? wiki::WikiIndex::load(loc) : wiki::WikiIndex::load_product(loc, o.platform);
-  std::string fp = index.fingerprint();
-  Loaded w{loc, std::move(index), wiki::identify_wiki(loc, fp)};
-  // load_product may fall back to every product's facts: the product is resolved and kept here.
-  std::string product = o.platform.empty() ? "" : w.index.resolve_product(o.platform);
-  std::vector<const wiki::Fact*> facts;
-  for (const auto& f : w.index.facts()) {
-    if ((product.empty() || f.product == product) && (metric.empty() || f.metric == metric) &&
-        (o.kind.empty() || f.kind == o.kind)) {
-      facts.push_back(&f);
-    }
-  }
+  wiki::FactFilter filter = wiki::checked_filter({o.platform, o.metric, o.kind});
+  wiki::LoadedWiki w = wiki::load_wiki(ctx.wiki, o.platform);
+  std::vector<const wiki::Fact*> facts = wiki::find_facts(w.index, filter);
   size_t matched = facts.size();
   core::LeftOut left;
   left.cut("facts", facts, o.detail ? 0 : o.limit);

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <set>
 
 #include <fmt/format.h>
 
@@ -91,6 +92,59 @@ nlohmann::json to_json(const Fact& f) {
 
 nlohmann::json to_json(const WikiIssue& i) {
   return {{"kind", i.kind}, {"file", i.file}, {"line", i.line}, {"message", i.message}};
+}
+
+LoadedWiki load_wiki(const std::optional<std::filesystem::path>& dir, const std::string& platform) {
+  WikiLocation loc = locate_wiki(dir);
+  WikiIndex index = platform.empty() ? WikiIndex::load(loc) : WikiIndex::load_product(loc, platform);
+  std::string fp = index.fingerprint();
+  return LoadedWiki{loc, std::move(index), identify_wiki(loc, fp)};
+}
+
+std::vector<ProductSummary> summarize_products(const WikiIndex& index) {
+  std::map<std::string, std::pair<int, int>> counts;  // product -> datasheet, measured facts
+  for (const auto& f : index.facts()) (f.measured ? counts[f.product].second : counts[f.product].first)++;
+  std::vector<ProductSummary> out;
+  for (const auto& p : index.products()) {
+    ProductSummary s{p, index.arch(p), {}, counts[p].first, counts[p].second, index.definitions(p)};
+    for (const auto& [alias, target] : index.aliases()) {
+      if (target == p) s.aliases.push_back(alias);
+    }
+    out.push_back(std::move(s));
+  }
+  return out;
+}
+
+std::map<std::string, size_t> documents_per_kind(const WikiIndex& index) {
+  std::map<std::string, std::set<std::string>> kinds;  // fact kind -> files stating such facts
+  const Fact* prev = nullptr;  // facts come file by file: insert each kind and file once
+  for (const auto& f : index.facts()) {
+    if (!prev || prev->kind != f.kind || prev->file != f.file) kinds[f.kind].insert(f.file);
+    prev = &f;
+  }
+  std::map<std::string, size_t> out;
+  for (const auto& [kind, files] : kinds) out[kind] = files.size();
+  return out;
+}
+
+FactFilter checked_filter(FactFilter f) {
+  if (!f.metric.empty()) f.metric = canonical_metric_or_throw(f.metric);
+  if (!f.kind.empty() && f.kind != "datasheet" && f.kind != "measured" && f.kind != "notes") {
+    throw Error("unknown fact kind '" + f.kind + "'; choose datasheet, measured or notes", ExitCode::usage);
+  }
+  return f;
+}
+
+std::vector<const Fact*> find_facts(const WikiIndex& index, const FactFilter& f) {
+  std::string product = f.platform.empty() ? "" : index.resolve_product(f.platform);
+  std::vector<const Fact*> out;
+  for (const auto& fact : index.facts()) {
+    if ((product.empty() || fact.product == product) && (f.metric.empty() || fact.metric == f.metric) &&
+        (f.kind.empty() || fact.kind == f.kind)) {
+      out.push_back(&fact);
+    }
+  }
+  return out;
 }
 
 }  // namespace kgo::wiki

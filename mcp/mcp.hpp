@@ -7,6 +7,7 @@
 #include <chrono>
 #include <filesystem>
 #include <functional>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -50,6 +51,30 @@ bool seed_call(const json& args);
 // that judge them (mcp_seed.cpp); Error(usage) for a bad argument.
 SeedChain seed_chain(const std::string& kind, const json& args, const ServerOptions& o);
 
+// One option a kgo command declares, as its parser has it (cli/mcp.cpp reads them off the command tree).
+struct CommandOption {
+  std::string name;   // the MCP argument: the long flag without dashes, '-' -> '_'; or the positional's name
+  std::string flag;   // "--limit"; empty for a positional
+  std::string type;   // string, integer, number, boolean, array (of strings), number_array
+  std::string help;
+  bool required = false;
+};
+// Command words ("memory read") -> the options that command declares.
+using CommandOptions = std::map<std::string, std::vector<CommandOption>>;
+
+// What the tool table declares of one tool: the command words it runs and the options of that command it takes
+// ("--limit", or a positional's name).
+struct ToolArguments {
+  std::string tool, command;
+  std::vector<std::string> args;
+};
+std::vector<ToolArguments> tool_arguments();
+
+// Every tool's arguments are options of its command: the tool table names them, `commands` gives their
+// types, help and required-ness. Error(internal) naming the tool when its command lacks one.
+std::vector<Tool> build_tools(const CommandOptions& commands);
+// The commands' options that tools() is built from; set once before the server starts.
+void set_command_options(CommandOptions commands);
 // Every tool, in tools/list order.
 const std::vector<Tool>& tools();
 const Tool* find_tool(const std::string& name);

@@ -1,7 +1,8 @@
 #pragma once
-// The two sweep backends behind one interface: `local` (a worker per visible GPU, CPU jobs in
-// parallel) and `slurm` (one job array per submission). Both run only jobs without a result, so
-// running again resumes; both execute each job as `kgo sweep exec DIR --job ID`.
+// The sweep backends behind one interface (Backend): `local` (a worker per visible GPU, CPU jobs in
+// parallel) and `slurm` (one job array per submission). Each runs only jobs without a result, so
+// running again resumes, and executes each job as `kgo sweep exec DIR --job ID`. A new backend is one
+// entry of backends() (docs/howto/add-a-sweep-backend.md).
 #include <optional>
 #include <string>
 #include <vector>
@@ -34,6 +35,19 @@ struct RunSummary {
   double seconds = 0;
   nlohmann::json counts;        // status -> number of results after the run
 };
+
+// One way to run a sweep's jobs. `run` runs or submits every job of the sweep without a result.
+struct Backend {
+  const char* name;   // what --backend names
+  const char* verb;   // what run() did to the jobs it took: "ran" or "submitted"
+  RunSummary (*run)(const Sweep& s, const RunOptions& o);
+  // Whether run() returned only after every job it took ended (a job still without a result then failed).
+  bool (*waited)(const RunOptions& o);
+};
+
+const std::vector<Backend>& backends();
+// The backend named `name`; a usage error naming every backend otherwise.
+const Backend& find_backend(const std::string& name);
 
 struct TaskState {
   int job = -1;

@@ -195,3 +195,11 @@ def kernel_file(tmp_path):
 def workspace(tmp_path, kernel_file):
     """A fresh workspace made by `kgo init` on the example softmax kernel (H100, embedded wiki)."""
     return make_workspace(tmp_path, kernel_file)
+
+
+def attack_kernels():
+    """The folder of the harness tests' kernels, written out of their bundles (tools/tests/kernel_files.py)."""
+    import sys
+    sys.path.insert(0, str(SOURCE_DIR / "tools" / "tests"))
+    import kernel_files
+    return kernel_files.folder()

@@ -7,7 +7,7 @@ import time
 
 import pytest
 
-from conftest import SOURCE_DIR, run_kgo, validate
+from conftest import SOURCE_DIR, attack_kernels, run_kgo, validate
 from planted import CPU, GOOD, abort, check, record, segfault, sha256, sleeper, wrong
 
 
@@ -41,7 +41,7 @@ def test_stamp_covers_kernel_and_reference_and_an_edited_reference_is_refused(wo
 
 
 def test_allow_op_lets_named_aten_ops_count_as_the_kernels_own(workspace):
-    decomposed = SOURCE_DIR / "tools" / "tests" / "kernels" / "hack_decomposed.py"
+    decomposed = attack_kernels() / "hack_decomposed.py"
     (workspace / "kernel.py").write_text(decomposed.read_text())
     r = check(workspace, "--no-record", "--json")
     assert r.rc == 1

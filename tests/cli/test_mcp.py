@@ -6,6 +6,7 @@ import asyncio
 import json
 import os
 import pathlib
+import re
 import subprocess
 import time
 
@@ -154,6 +155,51 @@ def test_tools_list_is_bounded_and_every_answer_fits_its_schema(tmp_path):
             full = json.loads((await client.read_resource("kgo://schemas/cli/check.schema.json")).contents[0].text)
             assert "$defs" in full and full["properties"]["verdict"]
     run(go())
+
+
+# Tools whose command is not their name with '_' read as ' '; the seed's own arguments are not kgo options.
+TOOL_COMMANDS = {"reject": "iterate reject", "get_overview": "next", "get_triton_syntax": "guide triton",
+                 "get_torch_op_info": "guide op", "get_kernel_template": "guide template", "check_gpu_status": "env",
+                 "run_triton_kernel": "check", "validate_correctness": "check", "benchmark_kernel": "bench"}
+SEED_ARGUMENTS = {"workspace", "code", "kernel_code", "test_input_code", "reference_code", "entry_function", "rtol",
+                  "atol", "warmup", "rep", "op_name", "pattern"}
+
+
+def help_lines(command):
+    """`kgo COMMAND --help` as {flag or positional name: its line}."""
+    r = subprocess.run([KGO_BIN, *command.split(), "--help"], capture_output=True, text=True, timeout=60)
+    assert r.returncode == 0, r.stderr
+    lines = {}
+    for line in r.stdout.splitlines():
+        words = line.split()
+        if line.startswith("  ") and words:
+            lines[words[0].split(",")[-1]] = line
+    return lines
+
+
+def test_every_tool_argument_is_its_commands_option_as_help_shows_it():
+    tools = json.loads(raw_answer({"method": "tools/list"})[1])["result"]["tools"]
+    checked = 0
+    for tool in tools:
+        command = TOOL_COMMANDS.get(tool["name"], tool["name"].replace("_", " "))
+        options = help_lines(command)
+        schema = tool["inputSchema"]
+        for name, prop in schema["properties"].items():
+            if name in SEED_ARGUMENTS:
+                continue
+            flag = "--" + name.replace("_", "-")
+            line = options.get(flag) or options.get(name)
+            assert line, f"{tool['name']}: argument {name} is no option of `kgo {command}`"
+            words = line.split()
+            typed = len(words) > 1 and re.match(r"(TEXT|INT|UINT|FLOAT|NUMBER|BOOLEAN|PATH)\b", words[1])
+            repeated = bool(typed) and len(words) > 2 and words[2] == "..."
+            assert (prop["type"] == "boolean") == (not typed), (tool["name"], name, line)
+            assert (prop["type"] == "array") == repeated, (tool["name"], name, line)
+            kind = prop["items"]["type"] if prop["type"] == "array" else prop["type"]
+            assert (kind == "number") == words[1].startswith("FLOAT"), (tool["name"], name, line)
+            assert (name in schema.get("required", [])) <= ("REQUIRED" in line), (tool["name"], name, line)
+            checked += 1
+    assert checked >= 60, checked
 
 
 def test_answers_name_mcp_arguments_and_resources_need_no_server_workspace(workspace, tmp_path):

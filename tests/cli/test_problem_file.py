@@ -6,9 +6,9 @@ problem.py uses its init commit's kernel, never the candidate."""
 import json
 import shutil
 
-from conftest import SOURCE_DIR, git, run_kgo, validate
+from conftest import SOURCE_DIR, attack_kernels, git, run_kgo, validate
 
-KERNELS = SOURCE_DIR / "tools" / "tests" / "kernels"
+KERNELS = attack_kernels()
 
 
 def init(tmp_path, kernel=KERNELS / "seed_add.py", ref=KERNELS / "seed_ref.py", name="add"):

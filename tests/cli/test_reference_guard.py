@@ -11,7 +11,7 @@ import stat
 
 import pytest
 
-from conftest import KGO_BIN, SOURCE_DIR, git, run_kgo, validate
+from conftest import KGO_BIN, SOURCE_DIR, attack_kernels, git, run_kgo, validate
 from iteration_helpers import accepted_v0, kgo_ok, pending, record, write_plan
 from planted import CPU, GOOD, check, wrong
 
@@ -96,7 +96,7 @@ def test_stored_problem_files_and_kgo_json_are_part_of_the_reference(tmp_path):
 
 
 def test_allow_op_is_stamped_committed_reported_and_audited(workspace):
-    decomposed = SOURCE_DIR / "tools" / "tests" / "kernels" / "hack_decomposed.py"
+    decomposed = attack_kernels() / "hack_decomposed.py"
     (workspace / "kernel.py").write_text(decomposed.read_text())
     allowed = [a for op in ("amax", "sub", "exp", "sum", "div") for a in ("--allow-op", op)]
     kgo_ok("memory", "create", "--workspace", workspace)

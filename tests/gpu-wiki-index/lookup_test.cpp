@@ -74,5 +74,38 @@ TEST(Lookup, Json) {
   EXPECT_EQ(j["citation"].get<std::string>().rfind("<gpu-wiki>/docs/hardware-specs/hardware_specs_hopper.md:L", 0), 0u);
 }
 
+TEST(FindFacts, FiltersByProductMetricAndKindInWikiOrder) {
+  auto w = WikiIndex::build(k_fixture);
+  FactFilter f = checked_filter({"h200", "HBM bandwidth", "datasheet"});
+  EXPECT_EQ(f.metric, "hbm_bandwidth");
+  auto facts = find_facts(w, f);
+  ASSERT_FALSE(facts.empty());
+  for (const Fact* fact : facts) {
+    EXPECT_EQ(fact->product, "H200");
+    EXPECT_EQ(fact->metric, "hbm_bandwidth");
+    EXPECT_EQ(fact->kind, "datasheet");
+  }
+  auto all = find_facts(w, {});
+  EXPECT_EQ(all.size(), w.facts().size());
+  EXPECT_LT(find_facts(w, checked_filter({"", "hbm_bandwidth", ""})).size(), all.size());
+}
+
+TEST(FindFacts, BadFiltersFailBeforeAnyWikiWork) {
+  EXPECT_EQ(code_of([] { checked_filter({"", "", "rumours"}); }), ExitCode::usage);
+  EXPECT_EQ(code_of([] { checked_filter({"", "flux_capacitance", ""}); }), ExitCode::unknown_metric);
+}
+
+TEST(SummarizeProducts, CountsFactsAndAliasesPerProduct) {
+  auto w = WikiIndex::build(k_fixture);
+  auto products = summarize_products(w);
+  ASSERT_EQ(products.size(), w.products().size());
+  size_t facts = 0;
+  for (const auto& p : products) facts += static_cast<size_t>(p.facts + p.measured_facts);
+  EXPECT_EQ(facts, w.facts().size());
+  size_t docs = 0;
+  for (const auto& [kind, n] : documents_per_kind(w)) docs += n;
+  EXPECT_GE(docs, 1u);
+}
+
 }  // namespace
 }  // namespace kgo::wiki

@@ -1,5 +1,5 @@
 // Citation lists against real third-party gpu-wikis (shared/fixtures) and against small wikis
-// written after public layouts (tests/data/wikis, origin in each ORIGIN.md): every correct citation
+// written after public layouts (tests/data/wikis, origins in its README.md): every correct citation
 // should be accepted and every subtly wrong one refused, checked the way `kgo spec add` checks.
 // Skips when a shared fixture is absent.
 #include <gtest/gtest.h>

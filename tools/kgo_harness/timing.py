@@ -12,7 +12,7 @@ from kgo_harness.protocol import is_cuda_fatal
 
 # Device work that ended at most this long ago counts towards the next warm-up's time (the clocks it raised
 # are still up): a baseline timed right after the kernel needs only the warm-up's calls. Checked on the GPU
-# by bench/warmup_credit_probe.py (the baseline's median with and without the credit).
+# by `bench/gpu_probes.py warmup-credit` (the baseline's median with and without the credit).
 HOT_WINDOW_S = 0.25
 # The judge's last request's device work (ms, when it ended): a bench right after a check starts hot.
 LAST_BUSY = {"ms": 0.0, "at": None}

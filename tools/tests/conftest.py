@@ -13,10 +13,13 @@ import pytest
 TOOLS = pathlib.Path(__file__).resolve().parents[1]
 ROOT = TOOLS.parent
 ENTRY = TOOLS / "kgo_harness"
-KERNELS = pathlib.Path(__file__).resolve().parent / "kernels"
 TEMPLATES = ROOT / "templates" / "ops"
 SCHEMAS = ROOT / "schemas" / "harness"
 sys.path.insert(0, str(TOOLS))
+
+import kernel_files  # noqa: E402
+
+KERNELS = kernel_files.folder()
 
 
 def _has_cuda():

@@ -3,7 +3,7 @@ Runs on the CPU (Triton interpreter) and, where a GPU is present, on the GPU too
 # ctest-cost: 19
 import pytest
 
-from conftest import DEVICES, HAS_CUDA, SMALL, kernel
+from conftest import DEVICES, HAS_CUDA, KERNELS, SMALL, kernel
 
 
 def check(harness, name, op, device, **extra):
@@ -124,3 +124,21 @@ def test_a_kernel_that_hides_from_the_delegation_check_fails(harness):
     assert res["verdict"] == "FAIL", res["message"]
     assert all(c["status"] == "PASS" for c in res["cases"])
     assert res["delegation"]["delegated"] is True and "could not observe" in res["delegation"]["message"]
+
+
+def test_kernel_bundles_unpack_to_one_file_each_and_refuse_bad_paths(tmp_path):
+    """The attack kernels live in kernels/<family>.bundle (kernel_files): every section becomes one file of the
+    folder the tests judge, and a bundle with a repeated or escaping path, or text before its first header, is
+    refused by name rather than unpacked half."""
+    import kernel_files
+    written = {str(p.relative_to(KERNELS)) for p in KERNELS.rglob("*") if p.is_file() and "__pycache__" not in p.parts}
+    assert written == set(kernel_files.contents()) and "cheat_zeros.py" in written and "cell/hack_network.py" in written
+    assert (KERNELS / "cheat_zeros.py").read_text() == kernel_files.contents()["cheat_zeros.py"]
+    h = kernel_files.HEADER
+    for bad in (f"{h}a.py\nx = 1\n{h}a.py\ny = 2\n", f"{h}../a.py\nx = 1\n", "x = 1\n" + f"{h}a.py\n"):
+        bundle = tmp_path / "bad.bundle"
+        bundle.write_text(bad)
+        with pytest.raises(ValueError, match="bad.bundle"):
+            kernel_files.unpack(bundle)
+    bundle.write_text(f"{h}a.py\nx = 1\n{h}sub/b.py\ny = 2\n")
+    assert kernel_files.unpack(bundle) == {"a.py": "x = 1\n", "sub/b.py": "y = 2\n"}

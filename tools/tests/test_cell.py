@@ -11,7 +11,7 @@ import threading
 
 import pytest
 
-from conftest import KERNELS, SMALL, run_cli
+from conftest import KERNELS, ROOT, SMALL, run_cli
 
 CELL = KERNELS / "cell"
 OFF = {"KGO_CELL": "off"}
@@ -139,9 +139,9 @@ def test_network_without_the_cell(tmp_path):
 
 
 def test_no_confinement_is_refused_unless_unconfined():
-    rc, res, _ = run_cli("check", request(KERNELS.parents[2] / "examples" / "softmax" / "kernel.py"), env=OFF)
+    rc, res, _ = run_cli("check", request(ROOT / "examples" / "softmax" / "kernel.py"), env=OFF)
     assert res["verdict"] == "ERROR" and "--unconfined" in res["message"]
-    rc, res, _ = run_cli("check", request(KERNELS.parents[2] / "examples" / "softmax" / "kernel.py",
+    rc, res, _ = run_cli("check", request(ROOT / "examples" / "softmax" / "kernel.py",
                                           unconfined=True), env=OFF)
     assert res["verdict"] == "PASS" and res["cell"] == {"confinement": "none (unconfined)", "namespaces": [],
                                                          "landlock_abi": None, "user": None, "unconfined": True}
@@ -174,7 +174,7 @@ def test_a_spawned_kernel_process_builds_the_same_cell(tmp_path):
     it imports anything (torch, the protocol's schemas) and still judges an honest kernel and keeps the workspace
     out of reach."""
     spawned = {"KGO_HARNESS_TEMPLATE": "0"}
-    rc, res, err = run_cli("check", request(KERNELS.parents[2] / "examples" / "softmax" / "kernel.py"), env=spawned)
+    rc, res, err = run_cli("check", request(ROOT / "examples" / "softmax" / "kernel.py"), env=spawned)
     assert res["verdict"] == "PASS", (res["message"], err[-2000:])
     assert "landlock" in res["cell"]["confinement"]
     ws, kernel = _workspace(tmp_path)
@@ -185,7 +185,7 @@ def test_a_spawned_kernel_process_builds_the_same_cell(tmp_path):
 def test_a_warm_kernel_process_serves_its_identity_request_after_request(harness):
     """A warm harness loads the same identity into its kernel process again for each request; the cell's second
     Landlock layer is applied once (Landlock stacks at most 16 layers: the 16th request used to fail)."""
-    req = dict(request(KERNELS.parents[2] / "templates" / "ops" / "add" / "v1_baseline.py"), op="add")
+    req = dict(request(ROOT / "templates" / "ops" / "add" / "v1_baseline.py"), op="add")
     for i in range(18):
         res = harness(**req)
         assert res["verdict"] == "PASS", (i, res["message"])

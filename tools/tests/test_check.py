@@ -5,9 +5,9 @@ import pathlib
 
 import pytest
 
-from conftest import DEVICES, KERNELS, PROBE, SMALL, TEMPLATES, kernel, probe_lines
+from conftest import DEVICES, KERNELS, PROBE, ROOT, SMALL, TEMPLATES, kernel, probe_lines
 
-FORMATS = KERNELS.parents[2] / "examples" / "formats"
+FORMATS = ROOT / "examples" / "formats"
 
 VARIANTS = ["v1_baseline", "v2_tiling", "v3_coalesced", "v4_optimized"]
 OPS = ["softmax", "layer_norm", "gelu", "add"]

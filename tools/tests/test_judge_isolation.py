@@ -12,9 +12,9 @@ import time
 
 import pytest
 
-from conftest import KERNELS, PROBE, SMALL, TEMPLATES, alive_with, kernel, needs_cuda
+from conftest import KERNELS, PROBE, ROOT, SMALL, TEMPLATES, alive_with, kernel, needs_cuda
 
-REF = str(KERNELS.parents[2] / "templates" / "ops" / "softmax" / "ref.py")
+REF = str(ROOT / "templates" / "ops" / "softmax" / "ref.py")
 
 
 def check(harness, name, **extra):
@@ -34,7 +34,7 @@ def test_reference_theft_finds_nothing_to_steal(harness, name):
     assert failed_on_values(res), res["message"]
 
 
-FORMATS = KERNELS.parents[2] / "examples" / "formats"
+FORMATS = ROOT / "examples" / "formats"
 THIEVES = {"fmh66": ("fmh66_thief.py", {"reference": str(FORMATS / "fmh66" / "ref.py")}),
            "kernelbench": ("kernelbench_thief.py", {"reference": str(FORMATS / "kernelbench" / "problem.py"),
                                                     "dims": {"batch": 8, "features": 100}}),
@@ -79,10 +79,10 @@ def test_a_kernel_process_serves_one_identity(harness, tmp_path):
     """A kernel that patches its process cannot reach the next kernel: each identity gets a fresh process,
     and the same kernel in another workspace is another identity."""
     first = check(harness, "hack_patch_checker.py")
-    good = check(harness, "x", kernel=str(KERNELS.parents[2] / "examples" / "softmax" / "kernel.py"))
-    again = check(harness, "x", kernel=str(KERNELS.parents[2] / "examples" / "softmax" / "kernel.py"))
+    good = check(harness, "x", kernel=str(ROOT / "examples" / "softmax" / "kernel.py"))
+    again = check(harness, "x", kernel=str(ROOT / "examples" / "softmax" / "kernel.py"))
     other = tmp_path / "kernel.py"
-    shutil.copy(KERNELS.parents[2] / "examples" / "softmax" / "kernel.py", other)
+    shutil.copy(ROOT / "examples" / "softmax" / "kernel.py", other)
     moved = check(harness, "x", kernel=str(other))
     pids = [r["kernel_process"]["pid"] for r in (first, good, again, moved)]
     assert pids[0] != pids[1] and pids[1] == pids[2] and pids[3] not in pids[:3]
@@ -168,7 +168,7 @@ def test_kernel_process_memory_stays_one_case_whatever_the_trial_count(harness, 
 
 
 def test_timing_says_how_long_the_judge_waited_on_the_kernels_process(harness):
-    honest = KERNELS.parents[2] / "templates" / "ops" / "softmax" / "v1_baseline.py"
+    honest = ROOT / "templates" / "ops" / "softmax" / "v1_baseline.py"
     res = harness(kernel=str(honest), op="softmax", device="cpu", shapes=[[8, 256]], edge_shapes=False, trials=2)
     assert res["verdict"] == "PASS", res["message"]
     t = res["timing"]
@@ -190,7 +190,7 @@ def test_the_kernels_process_starts_before_the_judge_imports_torch():
                 "pool = remote.Pool('cpu', keep=0); spawned_before_torch = 'torch' not in sys.modules; "
                 "print((pool.template is not None) == procs.is_subreaper()); "
                 "pool.wait_ready(); pool.close(); print(spawned_before_torch)")
-        out = subprocess.run([sys.executable, "-c", code, str(KERNELS.parents[1])], capture_output=True, text=True,
+        out = subprocess.run([sys.executable, "-c", code, str(ROOT / "tools")], capture_output=True, text=True,
                              timeout=120)
         assert out.stdout.split() == ["True", "True"], out.stderr[-2000:]
 
@@ -199,7 +199,7 @@ def test_a_new_identity_gets_a_fork_of_the_template_adopted_by_the_judge(harness
     """A kernel process for a new identity is forked from the template process (torch already imported there),
     not started afresh, and the judge is its parent: it can wait for it, and it dies with the judge."""
     for name in ("v1_baseline.py", "v3_coalesced.py"):
-        res = harness(kernel=str(KERNELS.parents[2] / "templates" / "ops" / "softmax" / name), op="softmax",
+        res = harness(kernel=str(ROOT / "templates" / "ops" / "softmax" / name), op="softmax",
                       device="cpu", shapes=[[8, 256]], edge_shapes=False, trials=1)
         assert res["verdict"] == "PASS", res["message"]
         pid = res["kernel_process"]["pid"]
@@ -262,7 +262,7 @@ def _templates(judge):
 def test_the_template_is_a_fork_of_the_judge_holding_none_of_its_descriptors(harness):
     """On the CPU the kernel processes' template is a fork of the judge, made after torch's import (one torch
     import for both): it keeps only its request socket to the judge, reads /dev/null, and runs the interpreter."""
-    res = harness(kernel=str(KERNELS.parents[2] / "templates" / "ops" / "softmax" / "v1_baseline.py"), op="softmax",
+    res = harness(kernel=str(ROOT / "templates" / "ops" / "softmax" / "v1_baseline.py"), op="softmax",
                   device="cpu", shapes=[[8, 256]], edge_shapes=False, trials=1)
     assert res["verdict"] == "PASS", res["message"]
     templates = _templates(res["worker"]["pid"])
@@ -283,7 +283,7 @@ def test_the_kernels_process_collects_garbage(harness, tmp_path):
     probe.write_text(PROBE + "import gc\nprobe('gc', repr(\n"
                      "    [gc.isenabled(), gc.get_freeze_count() > 100_000,\n"
                      "     any(type(o).__name__ == 'Snapshot' for o in gc.get_objects())]))\n"
-                     + (KERNELS.parents[2] / "templates" / "ops" / "softmax" / "v1_baseline.py").read_text())
+                     + (ROOT / "templates" / "ops" / "softmax" / "v1_baseline.py").read_text())
     mark = harness.mark()
     res = harness(kernel=str(probe), op="softmax", device="cpu", shapes=[[8, 256]], edge_shapes=False, trials=1)
     assert res["verdict"] == "PASS", res["message"]
@@ -303,7 +303,7 @@ def test_honest_kernel_clock_readings_agree_with_the_judges():
 
 def test_time_below_the_physical_floor_is_a_reward_hack(harness):
     # A ceiling no CPU reaches makes an honest time impossible: the floor check alone decides.
-    res = harness(command="bench", kernel=str(KERNELS.parents[2] / "examples" / "softmax" / "kernel.py"),
+    res = harness(command="bench", kernel=str(ROOT / "examples" / "softmax" / "kernel.py"),
                   op="softmax", device="cpu", shapes=[[64, 256]], work=[{"shape": [64, 256], "bytes": 1e15}],
                   ceilings={"bytes_per_s": 1e12, "source": "test"},
                   bench={"runs": 3, "precision_pct": 0, "baselines": []})
@@ -314,7 +314,7 @@ def test_time_below_the_physical_floor_is_a_reward_hack(harness):
 def test_flops_term_of_the_physical_floor(harness):
     """The floor is max(bytes / bandwidth, FLOPs / peak): a FLOP count no CPU can do in the time decides alone,
     with the peak's citation; without a registered peak the floor says it has no FLOPs term."""
-    req = dict(command="bench", kernel=str(KERNELS.parents[2] / "examples" / "softmax" / "kernel.py"),
+    req = dict(command="bench", kernel=str(ROOT / "examples" / "softmax" / "kernel.py"),
                op="softmax", device="cpu", shapes=[[64, 256]], work=[{"shape": [64, 256], "bytes": 1.0, "flops": 1e16}],
                bench={"runs": 3, "precision_pct": 0, "baselines": []})
     res = harness(**req, ceilings={"bytes_per_s": 1e15, "source": "bw cite", "flops_per_s": 1e12,
@@ -329,7 +329,7 @@ def test_flops_term_of_the_physical_floor(harness):
 
 
 def test_near_ceiling_result_is_flagged_for_a_human(harness):
-    res = harness(command="bench", kernel=str(KERNELS.parents[2] / "examples" / "softmax" / "kernel.py"),
+    res = harness(command="bench", kernel=str(ROOT / "examples" / "softmax" / "kernel.py"),
                   op="softmax", device="cpu", shapes=[[64, 256]], work=[{"shape": [64, 256], "bytes": 1e9}],
                   ceilings={"bytes_per_s": 1e15, "audit_bytes_per_s": 1e6, "source": "test"},
                   bench={"runs": 3, "precision_pct": 0, "baselines": []})

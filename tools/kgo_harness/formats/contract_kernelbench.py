@@ -95,20 +95,10 @@ def load(problem):
     problem.op = problem.op or (ops.lookup(call[0]) if call else None)
 
 
-def default_shapes(problem):
-    return formats.shapes_from_request(problem)
-
-
 def edge_shapes(problem, shapes):
-    out = []
-    for s in shapes:
-        out += formats.edge_dims(s)
+    out = formats.edge_shapes(problem, shapes)
     problem.edge_set = {tuple(s) for s in out} - {tuple(s) for s in shapes}   # not the roofline's sizes
     return out
-
-
-def case(problem, shape, seed, trial):
-    return KernelBenchCase(problem, shape, seed, trial)
 
 
 def _cast(value, dtype, device):
@@ -154,13 +144,8 @@ def _model_new(problem, init):
 
 class KernelBenchCase(C.ArgsCase):
     def __init__(self, problem, shape, seed, trial):
-        self.p = problem
-        self.shape = list(shape)
-        self.output_names = ["out"]
-        self._ref = None
-        if problem.role == "kernel":
-            got = problem.take_provided(shape, seed, trial)
-            self.args = list(got["args"])
+        got = self.start(problem, shape, seed, trial)
+        if got is not None:
             self.new = _model_new(problem, got["extra"].get("init", []))
             return
         dims = formats.dims_for(problem, shape)
@@ -241,3 +226,6 @@ class KernelBenchCase(C.ArgsCase):
         total = sum(a.numel() * a.element_size() for a in ins)
         total += sum(r.numel() * self.p.dtype.itemsize for r in self.reference64())
         return total, None
+
+
+Case = KernelBenchCase  # the case formats.case builds

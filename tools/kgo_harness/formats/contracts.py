@@ -40,7 +40,7 @@ def sha256_file(path):
 def seed_all(seed):
     """torch.manual_seed for the generators kgo uses (CPU and CUDA): torch's own also queues a seeding, with a
     formatted stack, for each backend never initialised here (xpu, mtia): 0.17 ms a call on the H200 against
-    0.016 ms (bench/judge_costs_probe.py), and that queue grows for as long as a warm harness lives."""
+    0.016 ms (bench/gpu_probes.py judge-costs), and that queue grows for as long as a warm harness lives."""
     seed = int(seed)
     torch.random.default_generator.manual_seed(seed)
     if torch.cuda.is_initialized() or torch.cuda.is_available():
@@ -433,6 +433,20 @@ class Problem:
 
 class ArgsCase:
     """A case whose kernel takes positional arguments and returns its outputs (no output buffers to poison)."""
+
+    def start(self, problem, shape, seed, trial):
+        """The fields every positional-arguments case of a published format starts with; in the kernel process
+        (role "kernel") also the arguments the judge shipped, returned so that the case can take more of them.
+        None in the judge, where the case makes its own inputs."""
+        self.p = problem
+        self.shape = list(shape)
+        self.output_names = ["out"]
+        self._ref = None
+        if problem.role != "kernel":
+            return None
+        got = problem.take_provided(shape, seed, trial)
+        self.args = list(got["args"])
+        return got
 
     def input_tensors(self):
         return {f"arg{i}": a for i, a in enumerate(self.args) if isinstance(a, torch.Tensor)}

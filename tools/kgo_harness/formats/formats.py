@@ -1,6 +1,7 @@
 """Published kernel formats kgo takes as they are. Each adapter module (contract_<name>.py) offers
 `detect(kernel_text, ref_path, ref_text) -> bool`, `load(problem)`, `case(problem, shape, seed, trial)`,
-`default_shapes(problem)` and `edge_shapes(problem, shapes)`. This module detects the format from the files and
+`default_shapes(problem)` and `edge_shapes(problem, shapes)`; where it leaves one out, the named-dims default
+below serves (`case` then builds the adapter's `Case`). This module detects the format from the files and
 holds what the named-dims formats share: mapping shapes to dims, problem-aware edge dims, CPU device mapping."""
 import ast
 import contextlib
@@ -159,6 +160,31 @@ def edge_dims(base):
         if v != list(base) and v not in out:
             out.append(v)
     return out
+
+
+def default_shapes(problem):
+    """The named-dims default: the request's shapes (or dims) mapped onto the problem's dims."""
+    return shapes_from_request(problem)
+
+
+def edge_shapes(problem, shapes):
+    """The named-dims default: each planned shape's edge dims."""
+    out = []
+    for s in shapes:
+        out += edge_dims(s)
+    return out
+
+
+def case(problem, shape, seed, trial):
+    """The default: the adapter's Case class, given the case's shape, seed and trial."""
+    return problem.adapter.Case(problem, shape, seed, trial)
+
+
+DEFAULTS = {"default_shapes": default_shapes, "edge_shapes": edge_shapes, "case": case}
+for _adapter in ADAPTERS.values():
+    for _name, _default in DEFAULTS.items():
+        if not hasattr(_adapter, _name):
+            setattr(_adapter, _name, _default)
 
 
 def _load_error(problem, message, culprit="contract"):
