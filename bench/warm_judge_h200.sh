@@ -5,12 +5,14 @@
 #   second  `kgo check` in a second workspace while the harness serves a first (old: `kgo harness start`)
 #   cycle   warm check+bench cycles through the harness, 5 each
 #   sweep   bench/sweep_h200.sh's 24 jobs pinned to GPU 0, old then new, nvidia-smi sampled every 200 ms
+#   probe   where a cold start goes (new only): `import torch` alone and two at once, torch with a CUDA tensor,
+#           Triton, and -X importtime's slowest modules
 # Usage (GPU machine, repo root; .device-carry from scripts/device-pack.sh, OLD from scripts/pack-old-tree.sh):
-#   OUT=$OUT OLD=.device-carry-old bench/warm_judge_h200.sh [cold] [second] [cycle] [sweep]
+#   OUT=$OUT OLD=.device-carry-old bench/warm_judge_h200.sh [cold] [second] [cycle] [sweep] [probe]
 set -u
 cd "$(dirname "$0")/.."
 OUT=${OUT:?set OUT}; OLD=$(realpath "${OLD:?set OLD}")
-PHASES=${*:-cold second cycle sweep}
+PHASES=${*:-cold second cycle sweep probe}
 mkdir -p "$OUT"
 NEW_K=$PWD/.device-carry/kgo; OLD_K=$OLD/.device-carry/kgo
 W=$(mktemp -d /tmp/kgo-wj-XXXXXX)
@@ -88,6 +90,15 @@ for f in sorted((d / "results").glob("*.json"), key=lambda f: int(f.stem)):
           ", ".join(f"{k} {v:.2f}" for k, v in sorted(t.items()) if k.startswith(("kernel_", "device", "compile", "import")) and v))
 PY
       ;;
+    probe)
+      for i in 1 2; do t=$(date +%s%N); python3 -c 'import torch'; echo "import torch: $(ms "$t") ms"; done
+      t=$(date +%s%N); python3 -c 'import torch' & a=$!; python3 -c 'import torch' & b=$!; wait $a $b
+      echo "two 'import torch' at once: $(ms "$t") ms"
+      t=$(date +%s%N); python3 -c 'import torch; torch.zeros(1, device="cuda").sum().item()'
+      echo "torch and a first CUDA tensor: $(ms "$t") ms"
+      t=$(date +%s%N); python3 -c 'import triton.language'; echo "import triton.language: $(ms "$t") ms"
+      python3 -X importtime -c 'import torch, triton.language' 2> "$W/importtime.txt"
+      echo "slowest imports (self us | cumulative us):"; sort -t'|' -k2 -n -r "$W/importtime.txt" | head -8 ;;
   esac
 done
 rm -rf "$W"
