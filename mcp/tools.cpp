@@ -282,8 +282,8 @@ std::vector<Def> definitions() {
       {"get_triton_syntax", "Triton syntax reference: one topic (kernel, launch, load_store, masks, reductions, dot, "
                             "autotune, ...), or the list of topics.", {"guide", "triton"},
        {"topic"}, "cli/guide-triton.schema.json", 30, false, false},
-      {"get_torch_op_info", "An op from kgo's catalog: shape convention, FLOPs and bytes formulas, dtypes, the op-mode "
-                            "entry and its PyTorch reference.", {"guide", "op"},
+      {"get_torch_op_info", "An op from kgo's catalog: shapes, FLOPs and bytes, dtypes, inputs, PyTorch reference.",
+       {"guide", "op"},
        {"op"},
        "cli/guide-op.schema.json", 30, false, false},
       {"get_kernel_template", "A Triton kernel template of an op (v1 baseline, v2 tiling, v3 coalesced, v4 optimized), "
@@ -291,7 +291,7 @@ std::vector<Def> definitions() {
        {"guide", "template"},
        {"op", "--variant"},
        "cli/guide-template.schema.json", 30, false, false},
-      {"check_gpu_status", "GPU, driver, CUDA, torch, triton, ncu and nvcc of this machine.", {"env"}, {},
+      {"check_gpu_status", "This machine's GPU, driver, CUDA, torch, triton, ncu, nvcc.", {"env"}, {},
        "cli/env.schema.json", 180, true},
       {"run_triton_kernel", "Run the workspace kernel once per shape against its reference (no record); or, with the "
                             "seed's code and test_input_code, that code in a scratch workspace (its own reference).",
