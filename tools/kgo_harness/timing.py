@@ -231,18 +231,7 @@ class Timer:
 
     def graph(self, call, sets, runs):
         batch = self.o["graph_batch"]
-        side = torch.cuda.Stream()
-        side.wait_stream(torch.cuda.current_stream())
-        with torch.cuda.stream(side):
-            for r in range(sets):
-                call(r)
-        torch.cuda.current_stream().wait_stream(side)
-        torch.cuda.synchronize()
-        g = torch.cuda.CUDAGraph()
-        outs = [None] * sets
-        with torch.cuda.graph(g):
-            for j in range(batch):
-                outs[j % sets] = call(j % sets)
+        g, outs = capture(call, sets, batch)
         g.replay()
         torch.cuda.synchronize()
         t0 = time.perf_counter()
@@ -420,8 +409,9 @@ def digest(outputs):
     return digests([outputs])[0]
 
 
-def capture(call, sets):
-    """A CUDA graph of one call per input set (after a warm-up of them on a side stream) and the outputs it fills."""
+def capture(call, sets, calls=None):
+    """A CUDA graph of `calls` calls (default: one per input set) rotating over the sets, after a warm-up of each set
+    on a side stream, and each set's last outputs in it."""
     side = torch.cuda.Stream()
     side.wait_stream(torch.cuda.current_stream())
     with torch.cuda.stream(side):
@@ -430,6 +420,8 @@ def capture(call, sets):
     torch.cuda.current_stream().wait_stream(side)
     torch.cuda.synchronize()
     g = torch.cuda.CUDAGraph()
+    outs = [None] * sets
     with torch.cuda.graph(g):
-        outs = [call(r) for r in range(sets)]
+        for j in range(calls or sets):
+            outs[j % sets] = call(j % sets)
     return g, outs
