@@ -1,5 +1,7 @@
 #include "profiling/ncu_passes.hpp"
 
+#include <cstdlib>
+
 #include <fmt/format.h>
 
 #include "core/error.hpp"
@@ -25,6 +27,15 @@ std::string regex_escape(const std::string& s) {
   return out;
 }
 
+// The kernel's cell under ncu: Landlock and another user, not the namespaces. ncu's injected library reports to
+// the ncu process over channels a fresh set of namespaces cuts, and the profiled run then hangs (seen on an H200:
+// default cell, no answer in 150 s; KGO_CELL=landlock, 11 s). A KGO_CELL the user set (landlock, off) stands.
+std::map<std::string, std::string> ncu_cell_env() {
+  const char* set = std::getenv("KGO_CELL");
+  if (set && (std::string(set) == "landlock" || std::string(set) == "off")) return {};
+  return {{"KGO_CELL", "landlock"}};
+}
+
 // The request file goes to `request_dir` (profiles/v<N>/, so the recorded command can be re-run);
 // ncu's log goes to `scratch`.
 Pass ncu_pass(const harness::Target& t, const std::vector<long long>& shape, std::vector<std::string> argv,
@@ -34,7 +45,7 @@ Pass ncu_pass(const harness::Target& t, const std::vector<long long>& shape, std
   std::error_code ec;
   fs::remove(log, ec);
   argv.insert(argv.begin() + 1, {"--log-file", log.string()});
-  p.run = run_once(t, shape, argv, {}, request_dir, o.warmup, o.timeout_s);
+  p.run = run_once(t, shape, argv, ncu_cell_env(), request_dir, o.warmup, o.timeout_s);
   p.argv = p.run.argv;  // ncu's arguments and the harness command it launches
   p.log = core::try_read_file(log).value_or("");
   p.report = parse_ncu_csv(p.log);

@@ -44,6 +44,8 @@ def fake_ncu(bindir, csv=None, summary_csv=None, stderr_text="", launches=("_sof
             print("NVIDIA (R) Nsight Compute Command Line Profiler\\nVersion 2025.3.1.0 (build 36398880)")
             sys.exit(0)
         open({str(log)!r}, "a").write(json.dumps(args) + "\\n")
+        import os
+        open({str(log) + '.cell'!r}, "a").write(os.environ.get("KGO_CELL", "-") + "\\n")
         out = args[args.index("--log-file") + 1]
         src = {str(summary_csv) if summary_csv else None!r} if "--print-kernel-base" in args else {str(csv) if csv else None!r}
         text = "==PROF== Connected to process 4242\\n" + {stderr_text!r}

@@ -1,6 +1,7 @@
 """`kgo profile` end to end with fake ncu / nvidia-smi executables that replay real H200 CSVs, plus the
 no-GPU, no-counters and bad-option paths. The real-GPU run is in evidence/profiling-h200-2026-11-20."""
 import json
+import pathlib
 
 import pytest
 
@@ -53,6 +54,8 @@ def test_memory_bound_softmax_end_to_end(tools, workspace):
                  ["--set", "detailed"]):
         assert any(argv[i:i + len(flag)] == flag for i in range(len(argv))), flag
     assert j["ncu"]["command"][-3:-1] == ["run-once", "--request"]  # the harness command ncu launched
+    # Under ncu the kernel's cell is Landlock and another user: fresh namespaces cut ncu off from its target.
+    assert pathlib.Path(str(log) + ".cell").read_text().split() == ["landlock"]
     request = json.loads((workspace / "profiles" / "v0" / "run_once_request.json").read_text())
     assert request["command"] == "run-once" and request["op"] == "softmax"
     assert request["run_once"]["nvtx"] == "kgo_run"
@@ -130,6 +133,12 @@ def test_summary_first_profiles_the_last_launch_of_the_harness_kernel(tools, wor
     assert second[second.index("-k") + 1] == "regex:^_softmax_rows$"
     assert second[second.index("--launch-skip") + 1] == "1"
     assert "per-kernel summary first (4 launches)" in r.json()["selection"]
+
+
+def test_a_cell_the_user_chose_stands_under_ncu(tools, workspace):
+    log = fake_ncu(tools, csv=DATA / "h200_softmax_ncu_raw.csv")
+    assert profile(workspace, {**fake_env(tools), "KGO_CELL": "off"}, "--unconfined").rc == 0
+    assert pathlib.Path(str(log) + ".cell").read_text().split() == ["off"]
 
 
 def test_kernel_regex_and_launch_skip_are_passed_to_ncu(tools, workspace):
