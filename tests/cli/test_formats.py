@@ -204,9 +204,69 @@ def test_tritonbench_operator_named_benchmark_against_its_baseline(tmp_path):
     assert r.rc == 0, r.err
     h = r.json()["harness"]
     assert h["contract"] == "tritonbench" and h["entry"] == "triton_sumsq"
-    assert sorted({c["shape"][0] for c in h["cases"]}) == [0, 1, 2]
+    assert sorted({c["shape"][0] for c in h["cases"]}) == [1, 2, 3]
     r = check(ws, "--entry", "nope", "--no-record")
     assert r.rc == 1 and "is not one of the Operator's benchmarks (triton_sumsq)" in r.json()["message"]
+
+
+TB_PUBLISHED = """import torch
+import triton
+import triton.language as tl
+from tritonbench.utils.env_utils import is_fbcode
+from tritonbench.utils.triton_op import BenchmarkOperator, register_benchmark
+
+try:
+    from not_installed_library import fast_neg
+    HAS_IT = True
+except ImportError:
+    HAS_IT = False
+
+
+@triton.jit
+def _neg(x, y, n, BLOCK: tl.constexpr):
+    i = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    tl.store(y + i, -tl.load(x + i, mask=i < n), mask=i < n)
+
+
+class Operator(BenchmarkOperator):
+    def get_input_iter(self):
+        sizes = [1000, 3000, 77]
+        if is_fbcode():
+            sizes.append(10 ** 9)
+        for n in sizes:
+            yield (torch.randn(n, device=self.device, dtype=self.dtype),)
+
+    @register_benchmark()
+    def triton_neg(self, x):
+        def call():
+            y = torch.empty_like(x)
+            _neg[(triton.cdiv(x.numel(), 256),)](x, y, x.numel(), BLOCK=256)
+            return y
+        return call
+
+    @register_benchmark(baseline=True)
+    def torch_neg(self, x):
+        return lambda: -x
+
+    @register_benchmark(enabled=HAS_IT)
+    def library_neg(self, x):
+        return lambda: fast_neg(x)
+"""
+
+
+def test_tritonbench_published_operator_helpers_disabled_benchmark_and_first_input(tmp_path):
+    """As tritonbench's own operators are written (its operators/<op>/operator.py): a tritonbench.utils helper
+    imported beside triton_op, a benchmark disabled for a missing library; --shape 1 is the first input set."""
+    src = tmp_path / "operator.py"
+    src.write_text(TB_PUBLISHED)
+    ws = init(tmp_path, "tbpub", src)
+    r = check(ws, "--shape", "1", "--shape", "3")
+    assert r.rc == 0, r.err
+    h = r.json()["harness"]
+    assert h["entry"] == "triton_neg", h
+    assert sorted({c["shape"][0] for c in h["cases"]}) == [1, 3]
+    r = check(ws, "--shape", "4", "--no-record")
+    assert r.rc == 1 and "--shape K takes the K-th, 1 to 3" in r.json()["message"], r.out
 
 
 def test_contract_names_agree(tmp_path):
