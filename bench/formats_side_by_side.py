@@ -35,6 +35,12 @@ import formats_own as own
 ROOT = own.ROOT
 BENCH = ROOT / "bench"
 HONEST = "\n\nclass ModelNew(Model):  # the reference itself: an honest ModelNew (kgo flags it as delegation)\n    pass\n"
+EX = ROOT / "examples" / "formats"
+# kgo's own example per format (no other harness judges them): kernel file, reference, kgo init flags.
+EXAMPLES = {"fmh66": ("kernel.py", "ref.py", []), "kernelbench": ("model_new.py", "problem.py", []),
+            "sol-execbench": ("kernel.py", "definition.json", []), "tritonbench": ("operator.py", None, []),
+            "cuda-solve": ("kernel.cu", "ref.py", ["--inputs", "A,B", "--outputs", "C", "--size", "A=M*K", "--size",
+                                                   "B=K*N", "--size", "C=M*N", "--shape", "1024x1024x1024"])}
 OWN_PAIRS = {"kb_softmax_model_new.py": "23_Softmax.py", "kb_maxpool2d_model_new.py": "42_Max_Pooling_2D.py"}
 
 
@@ -75,7 +81,18 @@ def kgo_check(job, work, device, timeout):
                 "kgo_seconds": seconds}
     cases = (j.get("harness") or {}).get("cases") or []
     tol = (j.get("harness") or {}).get("tolerance") or j.get("tolerance")
-    return {"kgo_verdict": j.get("verdict"), "kgo_message": str(j.get("message", ""))[:400], "kgo_seconds": seconds,
+    bench = {}
+    if job.get("bench"):
+        b = subprocess.run(cmd[:1] + ["bench"] + cmd[2:4] + ["--json", "--quiet", "--device", device], env=env,
+                           capture_output=True, text=True, timeout=timeout)
+        try:
+            bj = json.loads(b.stdout)
+        except ValueError:
+            bj = {"verdict": "NO_JSON", "message": (b.stderr or b.stdout)[-300:]}
+        first = ((bj.get("harness") or bj).get("sizes") or [{}])[0]
+        bench = {"bench_verdict": bj.get("verdict"), "bench_median_us": first.get("median_us"),
+                 "bench_vs_eager": first.get("speedup_vs_eager"), "bench_message": str(bj.get("message", ""))[:200]}
+    return {**bench,"kgo_verdict": j.get("verdict"), "kgo_message": str(j.get("message", ""))[:400], "kgo_seconds": seconds,
             "kgo_pass": bool(cases) and all(c.get("status") in ("PASS", "SKIPPED") for c in cases),
             "kgo_cases": len(cases), "kgo_tolerance": tol}
 
@@ -124,14 +141,20 @@ def fmh66_jobs(args, work):
     return jobs
 
 
+def examples_jobs(args, work):
+    return [dict(format="examples", problem=name, kernel=kernel, what="kgo's example: check + bench", bench=True,
+                 kernel_path=str(EX / name / kernel), ref_path=str(EX / name / ref) if ref else None, kgo_init=flags)
+            for name, (kernel, ref, flags) in EXAMPLES.items()]
+
+
 def discover(args, work):
     jobs = []
     for part in args.parts.split(","):
-        src = getattr(args, part.replace("-", "_"), None)
+        src = str(EX) if part == "examples" else getattr(args, part.replace("-", "_"), None)
         if not src or not pathlib.Path(src).is_dir():
             print(f"{part}: no checkout at {src!r}; skipped (see bench/README.md)", flush=True)
             continue
-        made = {"kernelbench": kernelbench_jobs, "fmh66": fmh66_jobs, "sol-execbench": own.solexec_jobs,
+        made = {"examples": examples_jobs, "kernelbench": kernelbench_jobs, "fmh66": fmh66_jobs, "sol-execbench": own.solexec_jobs,
                 "tritonbench": own.tritonbench_jobs}[part](args, work)
         print(f"{part}: {len(made)} kernels found under {src}", flush=True)
         jobs += made
@@ -141,22 +164,24 @@ def discover(args, work):
 def run_jobs(args, jobs, work, out_json):
     """Runs jobs[offset:offset+limit] while the budget allows; rewrites out_json after each one."""
     start, rows = time.perf_counter(), []
-    doc = {"command": sys.argv, "machine": _machine(), "date": datetime.datetime.utcnow().isoformat() + "Z",
+    doc = {"command": sys.argv, "machine": _machine(),
+           "date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
            "device": args.device, "jobs_total": len(jobs), "offset": args.offset, "rows": rows}
     servers = own.Servers(args, work)
     longest = {}
-    todo = jobs[args.offset:args.offset + args.limit if args.limit else None]
-    for i, job in enumerate(todo):
+    picked = range(args.offset, min(len(jobs), args.offset + args.limit) if args.limit else len(jobs), args.stride)
+    for i in picked:
+        job = jobs[i]
         left = args.budget - (time.perf_counter() - start) if args.budget else 3600.0
         if left < 1.5 * longest.get(job["format"], 20.0):
-            doc["next_offset"] = args.offset + i
-            print(f"budget: stopping before job {args.offset + i} ({left:.0f} s left); rerun with "
-                  f"--offset {args.offset + i}", flush=True)
+            doc["next_offset"] = i
+            print(f"budget: stopping before job {i} ({left:.0f} s left); rerun with --offset {i}", flush=True)
             break
         t = time.perf_counter()
-        row = {k: job[k] for k in ("format", "problem", "kernel", "what")}
+        row = {"job": i, **{k: job[k] for k in ("format", "problem", "kernel", "what")}}
         row.update(servers.own_check(job, min(left, 900.0)))
-        row.update(kgo_check(job, work, args.device, min(left, 900.0)))
+        left = args.budget - (time.perf_counter() - start) if args.budget else 3600.0
+        row.update(kgo_check(job, work, args.device, max(min(left, 900.0), 30.0)))
         longest[job["format"]] = max(longest.get(job["format"], 0.0), time.perf_counter() - t)
         rows.append(row)
         print(json.dumps(row)[:400], flush=True)
@@ -245,12 +270,13 @@ def main():
                          ("tritonbench", ".tritonbench")):
         ap.add_argument(f"--{name}", default=str(BENCH / folder))
     ap.add_argument("--kb-pairs")
-    ap.add_argument("--parts", default="kernelbench,fmh66,sol-execbench,tritonbench")
+    ap.add_argument("--parts", default="kernelbench,fmh66,sol-execbench,tritonbench,examples")
     ap.add_argument("--device", choices=("cuda", "cpu"), default="cuda")
     ap.add_argument("--cpu-dim-cap", type=int, default=128, help="--device cpu: KernelBench dims capped at this")
     ap.add_argument("--shard", help="K/N: the K-th (1-based) of N equal slices of the job list")
     ap.add_argument("--offset", type=int, default=0)
     ap.add_argument("--limit", type=int, default=0, help="at most N jobs (0: all)")
+    ap.add_argument("--stride", type=int, default=1, help="every K-th job of the selection (a sample)")
     ap.add_argument("--budget", type=float, default=0, help="seconds; no job starts that would pass it (0: none)")
     ap.add_argument("--list", action="store_true", help="print the job list with its indices and exit")
     ap.add_argument("--merge", nargs="+", metavar="DIR_OR_JSON")
