@@ -82,22 +82,27 @@ def kb_load(root):
     """eval_kernel_against_ref from the KernelBench under root: (function, layout text, stubbed module names)."""
     package, path = kb_eval_location(root)
     sys.path.insert(0, str(path))
-    stubbed = []
-    for _ in range(20):
+    stubbed, made = [], set()
+    for _ in range(50):
         try:
             module = importlib.import_module(f"{package}.eval")
             return module.eval_kernel_against_ref, f"{package}.eval from {path}", stubbed
         except ModuleNotFoundError as e:
             top = (e.name or "").split(".")[0]
-            if not top or top in NEVER_STUBBED or top == package or top in stubbed:
+            if not top or top in NEVER_STUBBED or top == package or e.name in made:
                 raise
             for name in [n for n in sys.modules if n == package or n.startswith(package + ".")]:
                 del sys.modules[name]
             parts = e.name.split(".")
             for i in range(1, len(parts) + 1):
-                stub = sys.modules.setdefault(".".join(parts[:i]), _Stub(".".join(parts[:i])))
-                stub.__path__ = []
-            stubbed.append(top)
+                name = ".".join(parts[:i])
+                if name not in sys.modules:  # a real parent package stays; only what is missing is stubbed
+                    sys.modules[name] = _Stub(name)
+                    sys.modules[name].__path__ = []
+                    made.add(name)
+                if i > 1:
+                    setattr(sys.modules[".".join(parts[:i - 1])], parts[i - 1], sys.modules[name])
+            stubbed += [] if top in stubbed else [top]
     raise SystemExit(f"KernelBench eval still fails to import after stubbing {stubbed}")
 
 

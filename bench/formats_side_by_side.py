@@ -2,9 +2,10 @@
 """Side by side with the formats' own harnesses (issue 30): each format's own check and `kgo check` on the same
 kernels, their verdicts and times, and where they disagree. Offline; one device call per shard.
 
-  formats_side_by_side.py [--parts kernelbench,fmh66,sol-execbench,tritonbench] [--device cuda|cpu]
-                          [--shard K/N | --offset I --limit N] [--budget S] [--out DIR] [--list]
+  formats_side_by_side.py [--parts kernelbench,fmh66,sol-execbench,tritonbench,examples] [--device cuda|cpu]
+                          [--shard K/N | --offset I --limit N] [--stride K] [--budget S] [--out DIR] [--list]
   formats_side_by_side.py --merge DIR_OR_JSON... [--out DIR]
+On the GPU machine, one call per shard: OUT=$OUT bench/h200_phases.sh sbs:1/3:550 (bench/README.md).
 
 Inputs (default: the git-excluded folders under bench/, see bench/README.md):
 --kernelbench DIR  a KernelBench checkout or archive, either layout it has had (src/eval.py, package `src`; or
@@ -15,8 +16,10 @@ Inputs (default: the git-excluded folders under bench/, see bench/README.md):
 --fmh66 DIR  kernel-opt-skill or kernel-opt-agent: every demo/{cuda,triton}/<op>/v*/v* with its ref.py, by the
   repository's own correctness_check.py (dims from the demo's correctness.md, else setup() defaults) and by kgo.
 --sol-execbench DIR, --tritonbench DIR: see bench/formats_own.py.
---device cpu: the formats' harnesses need CUDA, so only their loading and discovery run, and kgo checks with
-  --device cpu. --budget S stops starting jobs once S seconds would be passed and records next_offset.
+--parts examples: kgo check + bench on examples/formats/ (kgo's own examples, no other harness).
+--device cpu: KernelBench's, fmh66's and SOL-ExecBench's harnesses need CUDA, so they are only loaded and their
+  kernels discovered; tritonbench's runs (Triton's interpreter); kgo checks with --device cpu, KernelBench's dims
+  capped at --cpu-dim-cap. --budget S stops starting jobs once S seconds would be passed and records next_offset.
 Writes <out>/side_by_side-<offset>.json (rewritten after every job, so a killed call keeps what it measured) and
 <out>/summary.md; --merge reads such files and writes one summary.md and side_by_side.json."""
 import argparse
@@ -198,7 +201,7 @@ def run_jobs(args, jobs, work, out_json):
 
 
 def summarize(docs, out):
-    rows = [r for d in docs for r in d["rows"]]
+    rows = list({(r.get("job"), r["format"], r["kernel"]): r for d in docs for r in d["rows"]}.values())  # a rerun wins
     judged = [r for r in rows if r.get("own_pass") is not None]
     agree = [r for r in judged if r["own_pass"] == r["kgo_pass"]]
     d0 = docs[0] if docs else {}
@@ -227,6 +230,15 @@ def summarize(docs, out):
             own_txt = {True: "pass", False: "fail", None: "not run"}[r.get("own_pass")]
             lines.append(f"| {r['format']} | {r['problem']} | {r['kernel']} | {own_txt} | {r['kgo_verdict']} | "
                          f"{_cell(r['kgo_message'])} | {_cell(r.get('own_detail'))} |")
+    lines += ["", "## Every kernel", "", "| job | format | problem | kernel | own | own s | kgo verdict | kgo cases pass "
+              "| kgo s | kgo / own | tolerance |", "|---|---|---|---|---|---|---|---|---|---|---|"]
+    for r in rows:
+        ratio = f"{r['kgo_seconds'] / r['own_seconds']:.2f}" if r.get("own_pass") is not None and r.get("own_seconds") \
+            else "-"
+        tol = r.get("kgo_tolerance") or {}
+        lines.append(f"| {r.get('job')} | {r['format']} | {r['problem']} | {r['kernel']} | {r.get('own_pass')} | "
+                     f"{r.get('own_seconds') or 0:.1f} | {r['kgo_verdict']} | {r['kgo_pass']} | {r['kgo_seconds']:.1f} | "
+                     f"{ratio} | {tol.get('rtol', '')}/{tol.get('atol', '')} {tol.get('source', '')} |")
     out.mkdir(parents=True, exist_ok=True)
     (out / "summary.md").write_text("\n".join(lines) + "\n")
     print("\n".join(lines))

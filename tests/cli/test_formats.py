@@ -1,8 +1,11 @@
 """Published kernel formats taken as they are: `kgo init` + `kgo check --device cpu` on the examples under
 examples/formats/ (one per contract), the messages that name the culprit, and CPU honesty."""
-# ctest-cost: 22
+# ctest-cost: 24
 import json
+import pathlib
 import shutil
+
+import pytest
 
 from conftest import SOURCE_DIR, run_kgo, validate
 
@@ -406,3 +409,52 @@ def test_sol_execbench_solution_document_as_the_kernel(tmp_path):
     j = r.json()
     assert j["harness"]["contract"] == "sol-execbench" and j["verdict"] == "PASS"
     assert "NameError" not in r.err
+
+
+KB_UTILS = "import not_installed_llm_client_xyz\nfrom not_installed_llm_client_xyz.sub import Client\n\n" \
+           "def read_file(p):\n    return open(p).read()\n"
+KB_EVAL = """from pydantic_not_installed_xyz import BaseModel
+from . import utils
+from {pkg}.timing import trials
+
+
+class KernelExecResult(BaseModel):
+    compiled: bool = False
+    correctness: bool = False
+    metadata: dict = {{}}
+
+
+def eval_kernel_against_ref(original_model_src, custom_model_src, num_correct_trials=1, measure_performance=False,
+                            verbose=False, device=None):
+    return KernelExecResult(compiled=True, correctness=original_model_src == custom_model_src,
+                            metadata={{"trials": trials(num_correct_trials)}})
+"""
+
+
+@pytest.mark.parametrize("layout", ["src/kernelbench", "src"])
+def test_side_by_side_loads_kernelbench_eval_from_each_layout_it_has_had(tmp_path, layout):
+    """bench/formats_own.py kb-serve: KernelBench's eval.py imports its siblings relatively and by package name, in
+    the package `src` (the earlier layout) or `kernelbench` (src/kernelbench/); modules only its LLM clients need
+    are stubbed and named. A tree written here after that layout, run from another directory with a relative path."""
+    import subprocess
+    import sys
+    pkg_dir = tmp_path / "kb" / layout
+    pkg_dir.mkdir(parents=True)
+    pkg = pkg_dir.name
+    (pkg_dir / "__init__.py").write_text("from . import utils\n")
+    (pkg_dir / "utils.py").write_text(KB_UTILS)
+    (pkg_dir / "timing.py").write_text(f"def trials(n):\n    from {pkg}.eval import KernelExecResult\n    return n\n")
+    (pkg_dir / "eval.py").write_text(KB_EVAL.format(pkg=pkg))
+    a, b = tmp_path / "a.py", tmp_path / "b.py"
+    a.write_text("x = 1\n")
+    b.write_text("x = 1\n")
+    other = tmp_path / "elsewhere"
+    other.mkdir()
+    p = subprocess.run([sys.executable, str(SOURCE_DIR / "bench" / "formats_own.py"), "kb-serve",
+                        str(pathlib.Path("..") / "kb"), "cuda"], cwd=other, capture_output=True, text=True,
+                       input=json.dumps([str(a), str(b)]) + "\n", timeout=300)
+    assert p.returncode == 0, p.stderr
+    ready, reply = [json.loads(line) for line in p.stdout.splitlines()]
+    assert ready["ready"].startswith(f"{pkg}.eval from ")
+    assert set(ready["stubbed"]) == {"not_installed_llm_client_xyz", "pydantic_not_installed_xyz"}
+    assert reply["own_pass"] is True and reply["own_detail"] == {"trials": "5"}, reply  # eval's own call, 5 trials
