@@ -15,6 +15,7 @@
 Each one's Python dependencies the GPU machine lacks are unpacked from wheels into DIR/site (bench/README.md)."""
 import importlib
 import json
+import math
 import os
 import pathlib
 import re
@@ -48,7 +49,8 @@ def _site_env(folder):
 def kb_eval_location(root):
     """(package name, folder to put on sys.path) of the KernelBench eval.py under root, in the layouts it has had."""
     root = pathlib.Path(root).resolve()
-    for eval_py in (root / "src" / "kernelbench" / "eval.py", root / "src" / "eval.py", root / "kernelbench" / "eval.py"):
+    for eval_py in (root / "src" / "kernelbench" / "eval.py", root / "src" / "eval.py",
+                    root / "kernelbench" / "eval.py"):
         if eval_py.is_file():
             return eval_py.parent.name, eval_py.parent.parent
     raise SystemExit(f"no KernelBench eval.py under {root}: looked for src/kernelbench/eval.py (current layout) and "
@@ -121,7 +123,12 @@ def kb_serve(root, device):
     for line in sys.stdin:
         ref, new = json.loads(line)
         t = time.perf_counter()
-        new_src = pathlib.Path(new).read_text()
+        try:
+            ref_src, new_src = pathlib.Path(ref).read_text(), pathlib.Path(new).read_text()
+        except OSError as e:
+            print(json.dumps({"own_pass": None, "own_detail": f"unreadable: {e}", "own_seconds": 0}), file=proto,
+                  flush=True)
+            continue
         kw = dict(num_correct_trials=5, measure_performance=False, verbose=False)
         if "backend" in params:  # a Triton ModelNew is loaded from a temporary file (eval's `uses_tempfile`)
             kw["backend"] = "triton" if re.search(r"^\s*(import triton|from triton)", new_src, re.M) else "cuda"
@@ -129,7 +136,7 @@ def kb_serve(root, device):
             out = {"own_pass": None, "own_detail": f"cpu: {layout} loaded; not run (it asserts CUDA)"}
         else:
             try:
-                r = fn(pathlib.Path(ref).read_text(), new_src, device=torch.device("cuda:0"), **kw)
+                r = fn(ref_src, new_src, device=torch.device("cuda:0"), **kw)
                 if r is None:  # earlier versions return None when the ModelNew does not compile or load
                     out = {"own_pass": False, "own_detail": "eval returned None (compile or load failed)"}
                 else:
@@ -156,7 +163,8 @@ def fmh66_dims(ref, kernel):
         if m:
             values.update({k: int(v) for k, v in re.findall(r"'(\w+)':\s*(\d+)", m.group(1))})
     if kernel.suffix == ".cu":
-        ints = [p.name for p in cuda_contract.parse_params(kernel.read_text()) if not p.pointer and not p.is_float_scalar]
+        params = cuda_contract.parse_params(kernel.read_text())
+        ints = [p.name for p in params if not p.pointer and not p.is_float_scalar]
         return {n: values[n] for n in ints if n in values}
     return values
 
@@ -193,8 +201,21 @@ def solexec_jobs(args, work):
         if (sol.parent / "definition.json").is_file() and (sol.parent / "workload.jsonl").is_file():
             jobs.append(dict(format="sol-execbench", problem=f"{sol.parent.parent.name}/{sol.parent.name}",
                              kernel=sol.name, what="published example solution", kernel_path=str(sol),
-                             ref_path=str(sol.parent / "definition.json")))
+                             ref_path=str(sol.parent / "definition.json"), kgo_check=_cpu_workloads(args, sol.parent)))
     return jobs
+
+
+def _cpu_workloads(args, problem):
+    """On the CPU, kgo checks the two smallest workloads only (--shape: the var axes' values in definition order);
+    on a GPU every workload, as SOL-ExecBench's own run does."""
+    if args.device != "cpu":
+        return []
+    axes = json.loads((problem / "definition.json").read_text())["axes"]
+    var = [n for n, a in axes.items() if a.get("type") == "var"]
+    shapes = {"x".join(str(json.loads(line)["axes"][n]) for n in var)
+              for line in (problem / "workload.jsonl").read_text().splitlines() if line.strip()}
+    small = sorted(shapes, key=lambda s: math.prod(int(v) for v in s.split("x")))[:2]
+    return [a for s in small for a in ("--shape", s)]
 
 
 def solexec_own(job, root, device, timeout):

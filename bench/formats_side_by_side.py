@@ -19,12 +19,14 @@ Inputs (default: the git-excluded folders under bench/, see bench/README.md):
 --parts examples: kgo check + bench on examples/formats/ (kgo's own examples, no other harness).
 --device cpu: KernelBench's, fmh66's and SOL-ExecBench's harnesses need CUDA, so they are only loaded and their
   kernels discovered; tritonbench's runs (Triton's interpreter); kgo checks with --device cpu, KernelBench's dims
-  capped at --cpu-dim-cap. --budget S stops starting jobs once S seconds would be passed and records next_offset.
+  capped at --cpu-dim-cap (32), SOL-ExecBench's two smallest workloads only.
+--budget S: no job starts once S seconds would be passed; the JSON records next_offset.
 Writes <out>/side_by_side-<offset>.json (rewritten after every job, so a killed call keeps what it measured) and
 <out>/summary.md; --merge reads such files and writes one summary.md and side_by_side.json."""
 import argparse
 import datetime
 import json
+import math
 import os
 import pathlib
 import re
@@ -37,7 +39,8 @@ import formats_own as own
 
 ROOT = own.ROOT
 BENCH = ROOT / "bench"
-HONEST = "\n\nclass ModelNew(Model):  # the reference itself: an honest ModelNew (kgo flags it as delegation)\n    pass\n"
+HONEST = ("\n\nclass ModelNew(Model):  # the reference itself: an honest ModelNew (kgo flags it as delegation)\n"
+          "    pass\n")
 EX = ROOT / "examples" / "formats"
 # kgo's own example per format (no other harness judges them): kernel file, reference, kgo init flags.
 EXAMPLES = {"fmh66": ("kernel.py", "ref.py", []), "kernelbench": ("model_new.py", "problem.py", []),
@@ -95,7 +98,8 @@ def kgo_check(job, work, device, timeout):
         first = ((bj.get("harness") or bj).get("sizes") or [{}])[0]
         bench = {"bench_verdict": bj.get("verdict"), "bench_median_us": first.get("median_us"),
                  "bench_vs_eager": first.get("speedup_vs_eager"), "bench_message": str(bj.get("message", ""))[:200]}
-    return {**bench,"kgo_verdict": j.get("verdict"), "kgo_message": str(j.get("message", ""))[:400], "kgo_seconds": seconds,
+    return {**bench, "kgo_verdict": j.get("verdict"), "kgo_message": str(j.get("message", ""))[:400],
+            "kgo_seconds": seconds,
             "kgo_pass": bool(cases) and all(c.get("status") in ("PASS", "SKIPPED") for c in cases),
             "kgo_cases": len(cases), "kgo_tolerance": tol}
 
@@ -127,8 +131,9 @@ def _cpu_dims(args, problem):
     runs in seconds; on a GPU the problem runs at its own sizes."""
     if args.device != "cpu":
         return []
-    dims = re.findall(r"^(\w+)\s*=\s*(\d+)\s*(?:#.*)?$", problem.read_text(), re.M)
-    return [f"--dim={n}={min(int(v), args.cpu_dim_cap)}" for n, v in dims if int(v) > args.cpu_dim_cap]
+    dims = re.findall(r"^(\w+)\s*=\s*(\d+(?:\s*\*\s*\d+)*)\s*(?:#.*)?$", problem.read_text(), re.M)
+    values = {n: math.prod(int(x) for x in v.split("*")) for n, v in dims}
+    return [f"--dim={n}={args.cpu_dim_cap}" for n, v in values.items() if v > args.cpu_dim_cap]
 
 
 def fmh66_jobs(args, work):
@@ -157,7 +162,8 @@ def discover(args, work):
         if not src or not pathlib.Path(src).is_dir():
             print(f"{part}: no checkout at {src!r}; skipped (see bench/README.md)", flush=True)
             continue
-        made = {"examples": examples_jobs, "kernelbench": kernelbench_jobs, "fmh66": fmh66_jobs, "sol-execbench": own.solexec_jobs,
+        made = {"examples": examples_jobs, "kernelbench": kernelbench_jobs, "fmh66": fmh66_jobs,
+                "sol-execbench": own.solexec_jobs,
                 "tritonbench": own.tritonbench_jobs}[part](args, work)
         print(f"{part}: {len(made)} kernels found under {src}", flush=True)
         jobs += made
@@ -222,7 +228,8 @@ def summarize(docs, out):
         lines.append(f"- {fmt}: {len(sub)} kernels; {sum(r['own_pass'] == r['kgo_pass'] for r in both)}/{len(both)}"
                      f" agree; kgo verdicts {_count(r['kgo_verdict'] for r in sub)}; kgo check median "
                      f"{kgo_s[len(kgo_s) // 2]:.1f} s, max {kgo_s[-1]:.1f} s"
-                     + (f"; kgo / own time median {ratio[len(ratio) // 2]:.2f}x, max {ratio[-1]:.2f}x" if ratio else ""))
+                     + (f"; kgo / own time median {ratio[len(ratio) // 2]:.2f}x, max {ratio[-1]:.2f}x"
+                        if ratio else ""))
     lines += ["", "## Disagreements and kgo failures", "",
               "| format | problem | kernel | own | kgo | kgo message | own detail |", "|---|---|---|---|---|---|---|"]
     for r in rows:
@@ -230,14 +237,16 @@ def summarize(docs, out):
             own_txt = {True: "pass", False: "fail", None: "not run"}[r.get("own_pass")]
             lines.append(f"| {r['format']} | {r['problem']} | {r['kernel']} | {own_txt} | {r['kgo_verdict']} | "
                          f"{_cell(r['kgo_message'])} | {_cell(r.get('own_detail'))} |")
-    lines += ["", "## Every kernel", "", "| job | format | problem | kernel | own | own s | kgo verdict | kgo cases pass "
+    lines += ["", "## Every kernel", "",
+              "| job | format | problem | kernel | own | own s | kgo verdict | kgo cases pass "
               "| kgo s | kgo / own | tolerance |", "|---|---|---|---|---|---|---|---|---|---|---|"]
     for r in rows:
         ratio = f"{r['kgo_seconds'] / r['own_seconds']:.2f}" if r.get("own_pass") is not None and r.get("own_seconds") \
             else "-"
         tol = r.get("kgo_tolerance") or {}
         lines.append(f"| {r.get('job')} | {r['format']} | {r['problem']} | {r['kernel']} | {r.get('own_pass')} | "
-                     f"{r.get('own_seconds') or 0:.1f} | {r['kgo_verdict']} | {r['kgo_pass']} | {r['kgo_seconds']:.1f} | "
+                     f"{r.get('own_seconds') or 0:.1f} | {r['kgo_verdict']} | {r['kgo_pass']} | "
+                     f"{r['kgo_seconds']:.1f} | "
                      f"{ratio} | {tol.get('rtol', '')}/{tol.get('atol', '')} {tol.get('source', '')} |")
     out.mkdir(parents=True, exist_ok=True)
     (out / "summary.md").write_text("\n".join(lines) + "\n")
@@ -284,7 +293,7 @@ def main():
     ap.add_argument("--kb-pairs")
     ap.add_argument("--parts", default="kernelbench,fmh66,sol-execbench,tritonbench,examples")
     ap.add_argument("--device", choices=("cuda", "cpu"), default="cuda")
-    ap.add_argument("--cpu-dim-cap", type=int, default=128, help="--device cpu: KernelBench dims capped at this")
+    ap.add_argument("--cpu-dim-cap", type=int, default=32, help="--device cpu: KernelBench dims capped at this")
     ap.add_argument("--shard", help="K/N: the K-th (1-based) of N equal slices of the job list")
     ap.add_argument("--offset", type=int, default=0)
     ap.add_argument("--limit", type=int, default=0, help="at most N jobs (0: all)")
@@ -294,6 +303,9 @@ def main():
     ap.add_argument("--merge", nargs="+", metavar="DIR_OR_JSON")
     ap.add_argument("--out", default=os.environ.get("OUT", "/tmp/kgo-formats-side-by-side"))
     args = ap.parse_args()
+    for name in ("kernelbench", "fmh66", "sol_execbench", "tritonbench", "kb_pairs"):  # the harnesses change cwd
+        if getattr(args, name):
+            setattr(args, name, str(pathlib.Path(getattr(args, name)).resolve()))
     out = pathlib.Path(args.out)
     if args.merge:
         return merge(args.merge, out)
