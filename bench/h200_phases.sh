@@ -7,7 +7,9 @@
 # sweep2 (every GPU against one: bench/sweep_multi_gpu.sh), learning, formats (kgo's examples/formats, check +
 # bench), wiki (cold index, old kgo from KGO_OLD when set), sbs:SEL (bench/formats_side_by_side.py on the jobs SEL
 # picks, K/N a shard or @I from job I on, stopping 30 s before the limit and naming next_offset: e.g.
-# sbs:1/3:550, sbs:@57:550; needs bench/.kernelbench, .fmh66, .sol-execbench, .tritonbench carried).
+# sbs:1/3:550, sbs:@57:550; SBS_ARGS adds options, e.g. "--parts fmh66,sol-execbench,tritonbench" or "--stride 4",
+# the same in every call of one series, since job numbers count within that selection; needs bench/.kernelbench,
+# .fmh66, .sol-execbench, .tritonbench carried).
 # Each line of $OUT/phases.txt: phase, exit status, seconds.
 # Two lanes on a two-GPU machine: CUDA_VISIBLE_DEVICES=0 OUT=$OUT/a bench/h200_phases.sh ... &
 #                                 CUDA_VISIBLE_DEVICES=1 OUT=$OUT/b bench/h200_phases.sh ... & wait
@@ -34,8 +36,8 @@ for item in "$@"; do
     learning) OUT=$dir timeout "$limit" bench/learning_session_h200.sh ;;
     formats)  timeout "$limit" python3 bench/formats_side_by_side.py --parts examples --out "$dir" ;;
     sbs*)     case $sel in @*) pick=(--offset "${sel#@}") ;; *) pick=(--shard "$sel") ;; esac
-              timeout "$limit" python3 bench/formats_side_by_side.py "${pick[@]}" --budget $((limit - 30)) \
-                --out "$dir" ;;
+              timeout "$limit" python3 bench/formats_side_by_side.py "${pick[@]}" ${SBS_ARGS:-} \
+                --budget $((limit - 30)) --out "$dir" ;;
     *) echo "unknown phase $phase"; false ;;
   esac > "$dir/phase.log" 2>&1
   rc=$?
