@@ -149,7 +149,7 @@ def test_sol_execbench_definition_workloads_and_destination_passing(tmp_path):
     cases = {tuple(c["shape"]): c for c in h["cases"]}
     assert (64,) in cases and (333,) in cases and (17,) in cases
     assert cases[(333,)]["atol"] == 1e-5  # the workload's own tolerance
-    assert cases[(64,)]["atol"] == 1e-4
+    assert cases[(64,)]["atol"] == 1e-2  # none stated: SOL-ExecBench's default ToleranceSpec, as its harness judges
 
 
 def test_sol_execbench_returning_entry(tmp_path):
