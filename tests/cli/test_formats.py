@@ -411,6 +411,47 @@ def test_sol_execbench_solution_document_as_the_kernel(tmp_path):
     assert "NameError" not in r.err
 
 
+KB_PRODUCT_DIMS = """import torch
+import torch.nn as nn
+
+
+class Model(nn.Module):
+    def __init__(self):
+        super().__init__()
+
+    def forward(self, A, B):
+        return A * B + 1.0
+
+
+M = 16 * 4
+N = 2 ** 5
+
+
+def get_inputs():
+    return [torch.rand(M, N), torch.rand(M, N)]
+
+
+def get_init_inputs():
+    return []
+"""
+
+
+def test_kernelbench_dims_written_as_integer_products(tmp_path):
+    """KernelBench's matmul problems write their dims as products (`N = 2048 * 2`): they are named dims too, so
+    --dim sets them and the edge shapes vary them (a problem of our own in that layout)."""
+    problem = tmp_path / "problem.py"
+    problem.write_text(KB_PRODUCT_DIMS)
+    model_new = tmp_path / "model_new.py"
+    model_new.write_text(KB_PRODUCT_DIMS + "\n\nclass ModelNew(Model):\n    pass\n")
+    ws = init(tmp_path, "kbprod", model_new, "--reference", problem)
+    r = check(ws, "--no-record")
+    shapes = [c["shape"] for c in r.json()["harness"]["cases"]]
+    assert shapes[0] == [64, 32] and len({tuple(s) for s in shapes}) > 1, shapes
+    r = check(ws, "--dim", "M=40", "--dim", "N=3", "--no-edge-shapes", "--no-record")
+    cases = r.json()["harness"]["cases"]
+    assert [c["shape"] for c in cases] == [[40, 3]] and cases[0]["status"] == "PASS", r.out
+
+
 KB_UTILS = "import not_installed_llm_client_xyz\nfrom not_installed_llm_client_xyz.sub import Client\n\n" \
            "def read_file(p):\n    return open(p).read()\n"
 KB_EVAL = """from pydantic_not_installed_xyz import BaseModel

@@ -25,13 +25,33 @@ def detect(kernel_text, ref_path, ref_text):
 
 
 def _int_globals(source):
-    """Module-level `NAME = <int literal>` assignments, in file order."""
+    """Module-level `NAME = <int>` assignments, in file order; the int may be constant arithmetic, as in
+    KernelBench's matmul problems (`N = 2048 * 2`)."""
     out = []
     for node in ast.parse(source).body:
-        if (isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name)
-                and isinstance(node.value, ast.Constant) and type(node.value.value) is int):
-            out.append((node.targets[0].id, node.value.value))
+        if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
+            value = _int_constant(node.value)
+            if value is not None:
+                out.append((node.targets[0].id, value))
     return out
+
+
+_INT_OPS = {ast.Add: lambda a, b: a + b, ast.Sub: lambda a, b: a - b, ast.Mult: lambda a, b: a * b,
+            ast.FloorDiv: lambda a, b: a // b if b else None, ast.Pow: lambda a, b: a ** b if 0 <= b <= 64 else None,
+            ast.LShift: lambda a, b: a << b if 0 <= b <= 64 else None}
+
+
+def _int_constant(node):
+    """The value of an integer literal or of +, -, *, //, ** and << over them; else None."""
+    if isinstance(node, ast.Constant):
+        return node.value if type(node.value) is int else None
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
+        v = _int_constant(node.operand)
+        return None if v is None else -v
+    if isinstance(node, ast.BinOp) and type(node.op) in _INT_OPS:
+        a, b = _int_constant(node.left), _int_constant(node.right)
+        return None if a is None or b is None else _INT_OPS[type(node.op)](a, b)
+    return None
 
 
 # KernelBench's own check: torch.allclose(atol=rtol=t) with t by precision (get_tolerance_for_precision in
