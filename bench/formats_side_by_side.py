@@ -85,6 +85,9 @@ def kgo_check(job, work, device, timeout):
     except ValueError:
         return {"kgo_verdict": "NO_JSON", "kgo_pass": False, "kgo_message": (err or out).strip()[-400:],
                 "kgo_seconds": seconds}
+    if "error" in j:  # kgo refused before judging (a usage or environment error, with its exit code)
+        return {"kgo_verdict": f"ERROR {j.get('exit_code')}", "kgo_pass": False, "kgo_message": j["error"][:400],
+                "kgo_seconds": seconds}
     cases = (j.get("harness") or {}).get("cases") or []
     tol = (j.get("harness") or {}).get("tolerance") or j.get("tolerance")
     bench = {}
