@@ -328,6 +328,7 @@ def main():
         out.mkdir(parents=True, exist_ok=True)
         doc = run_jobs(args, jobs, work, out / f"side_by_side-{args.offset:03d}.json")
     summarize([doc], out)
+    print(f"next_offset: {doc['next_offset']} (of {len(jobs)} jobs; None: this selection is done)")
     return 0
 
 
