@@ -1,6 +1,6 @@
 """Published kernel formats taken as they are: `kgo init` + `kgo check --device cpu` on the examples under
 examples/formats/ (one per contract), the messages that name the culprit, and CPU honesty."""
-# ctest-cost: 24
+# ctest-cost: 26
 import json
 import pathlib
 import shutil
@@ -450,6 +450,56 @@ def test_kernelbench_dims_written_as_integer_products(tmp_path):
     r = check(ws, "--dim", "M=40", "--dim", "N=3", "--no-edge-shapes", "--no-record")
     cases = r.json()["harness"]["cases"]
     assert [c["shape"] for c in cases] == [[40, 3]] and cases[0]["status"] == "PASS", r.out
+
+
+KB_TUPLE_INIT = """import torch
+import torch.nn as nn
+
+
+class Model(nn.Module):
+    def __init__(self, in_channels, out_channels, kernel_size):
+        super().__init__()
+        self.conv = nn.Conv2d(in_channels, out_channels, kernel_size)
+
+    def forward(self, x):
+        return self.conv(x)
+
+
+batch_size = 2
+in_channels = 3
+out_channels = 4
+kernel_size = (3, 5)
+height = 12
+width = 16
+
+
+def get_inputs():
+    return [torch.rand(batch_size, in_channels, height, width)]
+
+
+def get_init_inputs():
+    return [in_channels, out_channels, kernel_size]
+"""
+KB_TUPLE_NEW = """
+
+class ModelNew(Model):
+    def __init__(self, in_channels, out_channels, kernel_size):
+        assert type(kernel_size) is tuple, kernel_size  # what Model got
+        super().__init__(in_channels, out_channels, kernel_size)
+"""
+
+
+def test_kernelbench_init_inputs_with_a_tuple_reach_model_new_as_a_tuple(tmp_path):
+    """KernelBench's asymmetric convolutions pass kernel_size = (5, 7) in get_init_inputs(): the judge ships it to
+    the kernel's process, and ModelNew gets the tuple Model got (a problem of our own in that layout)."""
+    problem = tmp_path / "problem.py"
+    problem.write_text(KB_TUPLE_INIT)
+    model_new = tmp_path / "model_new.py"
+    model_new.write_text(KB_TUPLE_INIT + KB_TUPLE_NEW)
+    ws = init(tmp_path, "kbtuple", model_new, "--reference", problem)
+    r = check(ws, "--no-edge-shapes", "--no-record")
+    cases = r.json()["harness"]["cases"]
+    assert cases and all(c["status"] == "PASS" for c in cases), r.out
 
 
 KB_UTILS = "import not_installed_llm_client_xyz\nfrom not_installed_llm_client_xyz.sub import Client\n\n" \

@@ -162,11 +162,32 @@ def _model_new(problem, init):
     return problem.models[key]
 
 
+def _shippable(v):
+    """A get_init_inputs() value the judge can send as JSON: KernelBench's asymmetric convolutions pass tuples
+    (kernel_size = (5, 7)), normalisations lists of ints."""
+    if isinstance(v, (tuple, list)):
+        return all(_shippable(x) for x in v)
+    return v is None or isinstance(v, (bool, int, float, str))
+
+
+def _to_wire(v):
+    """JSON has no tuples: a tuple travels tagged, so the kernel's process builds ModelNew with what Model got."""
+    if isinstance(v, tuple):
+        return {"tuple": [_to_wire(x) for x in v]}
+    return [_to_wire(x) for x in v] if isinstance(v, list) else v
+
+
+def _from_wire(v):
+    if isinstance(v, dict):
+        return tuple(_from_wire(x) for x in v["tuple"])
+    return [_from_wire(x) for x in v] if isinstance(v, list) else v
+
+
 class KernelBenchCase(C.ArgsCase):
     def __init__(self, problem, shape, seed, trial):
         got = self.start(problem, shape, seed, trial)
         if got is not None:
-            self.new = _model_new(problem, got["extra"].get("init", []))
+            self.new = _model_new(problem, [_from_wire(v) for v in got["extra"].get("init", [])])
             return
         dims = formats.dims_for(problem, shape)
         self.model, self.model64, self.init = _models(problem, dims)
@@ -200,10 +221,10 @@ class KernelBenchCase(C.ArgsCase):
                                                       self.model, module)
 
     def provided_extra(self):
-        if not all(isinstance(v, (bool, int, float, str)) for v in self.init):
-            raise C.LoadError("get_init_inputs() returns values other than numbers and strings; kgo ships only "
-                              "those to the kernel's process", culprit="contract")
-        return {"init": self.init}
+        if not all(_shippable(v) for v in self.init):
+            raise C.LoadError("get_init_inputs() returns values other than numbers, strings, None and tuples or "
+                              "lists of them; kgo ships only those to the kernel's process", culprit="contract")
+        return {"init": [_to_wire(v) for v in self.init]}
 
     def run(self):
         return C.as_list(self.new(*self.args))
