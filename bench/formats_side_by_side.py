@@ -1,224 +1,334 @@
 #!/usr/bin/env python3
-"""Side by side with the formats' own harnesses (issue 30), on a GPU machine with no internet: each format's own
-check and `kgo check` on the same kernels, their verdicts and times, and where they disagree.
+"""Side by side with the formats' own harnesses (issue 30): each format's own check and `kgo check` on the same
+kernels, their verdicts and times, and where they disagree. Offline; one device call per shard.
 
-  formats_side_by_side.py [--kernelbench DIR] [--kb-pairs DIR] [--fmh66 DIR] [--limit N] [--out DIR]
+  formats_side_by_side.py [--parts kernelbench,fmh66,sol-execbench,tritonbench,examples] [--device cuda|cpu]
+                          [--shard K/N | --offset I --limit N] [--stride K] [--budget S] [--out DIR] [--list]
+  formats_side_by_side.py --merge DIR_OR_JSON... [--out DIR]
+On the GPU machine, one call per shard: OUT=$OUT bench/h200_phases.sh sbs:1/3:550 (bench/README.md).
 
---kernelbench DIR: a KernelBench checkout (its src/kernelbench/eval.py and KernelBench/level1/*.py). Every level-1
-  problem is judged by `eval_kernel_against_ref` (5 correctness trials, the default precision) and by kgo, with
-  an honest ModelNew: the problem's own Model under that name (`class ModelNew(Model)`).
---kb-pairs DIR: leaderboard kernels as `<problem file stem>__<anything>.py` (a ModelNew, e.g. compiled with
-  load_inline), each judged against the level-1 problem its name starts with.
---fmh66 DIR: a kernel-opt-skill or kernel-opt-agent checkout: every demo/cuda/<op>/v*/v*.cu with its ref.py is
-  judged by the repository's own correctness_check.py (its dims from the demo's setup() defaults or --dim-style
-  flags in its correctness.md) and by kgo.
-Writes <out>/side_by_side.json and <out>/summary.md (command, machine, date, agreement, per-problem times, every
-disagreement with both messages). Without a GPU it says so and exits 0."""
+Inputs (default: the git-excluded folders under bench/, see bench/README.md):
+--kernelbench DIR  a KernelBench checkout or archive, either layout it has had (src/eval.py, package `src`; or
+  src/kernelbench/eval.py, package `kernelbench`). Every level-1 problem is judged by its own
+  `eval_kernel_against_ref` (5 correctness trials, default precision) and by kgo with an honest ModelNew (the
+  problem's Model under that name), plus bench/formats/kb_*_model_new.py and --kb-pairs DIR's leaderboard
+  kernels (`<problem stem>__<anything>.py`).
+--fmh66 DIR  kernel-opt-skill or kernel-opt-agent: every demo/{cuda,triton}/<op>/v*/v* with its ref.py, by the
+  repository's own correctness_check.py (dims from the demo's correctness.md, else setup() defaults) and by kgo.
+--sol-execbench DIR, --tritonbench DIR: see bench/formats_own.py.
+--parts examples: kgo check + bench on examples/formats/ (kgo's own examples, no other harness).
+--device cpu: KernelBench's, fmh66's and SOL-ExecBench's harnesses need CUDA, so they are only loaded and their
+  kernels discovered; tritonbench's runs (Triton's interpreter); kgo checks with --device cpu, KernelBench's dims
+  capped at --cpu-dim-cap (32), SOL-ExecBench's two smallest workloads only.
+--budget S: no job starts once S seconds would be passed; the JSON records next_offset.
+Writes <out>/side_by_side-<offset>.json (rewritten after every job, so a killed call keeps what it measured) and
+<out>/summary.md; --merge reads such files and writes one summary.md and side_by_side.json."""
 import argparse
 import datetime
 import json
+import math
 import os
 import pathlib
 import re
-import shutil
 import subprocess
 import sys
 import tempfile
 import time
 
-ROOT = pathlib.Path(__file__).resolve().parents[1]
-KGO = os.environ.get("KGO_BIN", str(ROOT / "build" / "cli" / "kgo"))
+import formats_own as own
 
-KB_DRIVER = r"""
-import importlib, json, pathlib, sys, time, types
-src = pathlib.Path(sys.argv[1])
-import torch
-# Load eval.py without kernelbench/__init__ (its LLM clients are not needed offline); stub what is missing.
-for name, attrs in {"requests": {}, "dotenv": {"load_dotenv": lambda *a, **k: False},
-                    "tqdm": {"tqdm": lambda it=None, *a, **k: it}, "openai": {"OpenAI": object},
-                    "litellm": {"completion": None}, "pydantic": None}.items():
-    if attrs is None:
-        continue
-    try:
-        importlib.import_module(name)
-    except ImportError:
-        sys.modules[name] = types.ModuleType(name); sys.modules[name].__dict__.update(attrs)
-if (src / "kernelbench" / "eval.py").is_file():
-    pkg = types.ModuleType("kernelbench"); pkg.__path__ = [str(src / "kernelbench")]; sys.modules["kernelbench"] = pkg
-    from kernelbench.eval import eval_kernel_against_ref
-else:
-    sys.path.insert(0, str(src.parent)); from src.eval import eval_kernel_against_ref
-for line in sys.stdin:
-    ref, new = json.loads(line)
-    t = time.perf_counter()
-    try:
-        r = eval_kernel_against_ref(open(ref).read(), open(new).read(), num_correct_trials=5,
-                                    measure_performance=False, device=torch.device("cuda:0"))
-        out = {"compiled": bool(r.compiled), "correct": bool(r.correctness),
-               "metadata": {k: str(v)[:300] for k, v in (r.metadata or {}).items()}}
-    except Exception as e:
-        out = {"compiled": False, "correct": False, "metadata": {"exception": f"{type(e).__name__}: {e}"[:300]}}
-    out["seconds"] = time.perf_counter() - t
-    print(json.dumps(out), flush=True)
-"""
-
-HONEST = "\n\nclass ModelNew(Model):  # the reference itself: an honest ModelNew (kgo flags it as delegation)\n    pass\n"
+ROOT = own.ROOT
+BENCH = ROOT / "bench"
+HONEST = ("\n\nclass ModelNew(Model):  # the reference itself: an honest ModelNew (kgo flags it as delegation)\n"
+          "    pass\n")
+EX = ROOT / "examples" / "formats"
+# kgo's own example per format (no other harness judges them): kernel file, reference, kgo init flags.
+EXAMPLES = {"fmh66": ("kernel.py", "ref.py", []), "kernelbench": ("model_new.py", "problem.py", []),
+            "sol-execbench": ("kernel.py", "definition.json", []), "tritonbench": ("operator.py", None, []),
+            "cuda-solve": ("kernel.cu", "ref.py", ["--inputs", "A,B", "--outputs", "C", "--size", "A=M*K", "--size",
+                                                   "B=K*N", "--size", "C=M*N", "--shape", "1024x1024x1024"])}
+OWN_PAIRS = {"kb_softmax_model_new.py": "23_Softmax.py", "kb_maxpool2d_model_new.py": "42_Max_Pooling_2D.py"}
 
 
-def kgo_check(name, kernel, reference, work, extra=()):
-    """`kgo init` + `kgo check --json` in a fresh workspace: (verdict, every case passed, message, seconds of the
-    check). The case statuses are the correctness verdict the formats' own harnesses give; the verdict adds kgo's
-    run-wide checks (delegation, determinism, streams, unchanged inputs)."""
-    ws_parent = work / "ws"
-    ws_parent.mkdir(exist_ok=True)
-    env = dict(os.environ, KGO_HARNESS_DAEMON="0", KGO_DATA_DIR=str(ROOT))
-    args = [KGO, "init", name, str(kernel), "--platform", "H200", "--dir", str(ws_parent), "--force"]
-    if reference:
-        args += ["--reference", str(reference)]
-    p = subprocess.run(args + list(extra), capture_output=True, text=True, env=env, timeout=600)
+def kgo_bin():
+    for k in (os.environ.get("KGO_BIN"), ROOT / "build" / "cli" / "kgo", ROOT / ".device-carry" / "kgo"):
+        if k and pathlib.Path(k).is_file():
+            return str(k)
+    sys.exit("no kgo: build it (build/cli/kgo), carry .device-carry/ (scripts/device-pack.sh) or set KGO_BIN")
+
+
+def kgo_check(job, work, device, timeout):
+    """`kgo init` + `kgo check --json --detail` in a fresh workspace: (verdict, every case passed, message,
+    seconds of the check, tolerance). The case statuses are the correctness verdict the formats' own harnesses
+    give; the verdict adds kgo's run-wide checks (delegation, determinism, streams, unchanged inputs)."""
+    name = re.sub(r"\W", "_", f"{job['format']}_{job['kernel']}")[:48]
+    env = dict(os.environ, KGO_DATA_DIR=str(ROOT), XDG_RUNTIME_DIR=str(work / "rt"))
+    (work / "rt").mkdir(mode=0o700, exist_ok=True)
+    (work / "ws").mkdir(exist_ok=True)
+    args = [kgo_bin(), "init", name, job["kernel_path"], "--platform", "H200", "--dir", str(work / "ws"), "--force"]
+    args += ["--reference", job["ref_path"]] if job.get("ref_path") else []
+    p = subprocess.run(args + job.get("kgo_init", []), capture_output=True, text=True, env=env, timeout=120)
     if p.returncode != 0:
-        return "INIT_FAILED", False, p.stderr.strip()[-400:], 0.0
-    ws = ws_parent / f"kernel_opt_{name}"
+        return {"kgo_verdict": "INIT_FAILED", "kgo_pass": False, "kgo_message": p.stderr.strip()[-400:],
+                "kgo_seconds": 0.0}
     t = time.perf_counter()
-    p = subprocess.run([KGO, "check", "--workspace", str(ws), "--json", "--detail"], capture_output=True, text=True,
-                       env=env, timeout=1800)
+    cmd = [kgo_bin(), "check", "--workspace", str(work / "ws" / f"kernel_opt_{name}"), "--json", "--detail",
+           "--device", device] + job.get("kgo_check", [])
+    try:
+        p = subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=timeout)
+        out, err = p.stdout, p.stderr
+    except subprocess.TimeoutExpired as e:
+        out, err = "", f"kgo check ran past this job's {timeout:.0f} s: {(e.stderr or b'')[-200:]!r}"
     seconds = time.perf_counter() - t
     try:
-        j = json.loads(p.stdout)
+        j = json.loads(out)
     except ValueError:
-        return "NO_JSON", False, (p.stderr or p.stdout).strip()[-400:], seconds
+        return {"kgo_verdict": "NO_JSON", "kgo_pass": False, "kgo_message": (err or out).strip()[-400:],
+                "kgo_seconds": seconds}
+    if "error" in j:  # kgo refused before judging (a usage or environment error, with its exit code)
+        return {"kgo_verdict": f"ERROR {j.get('exit_code')}", "kgo_pass": False, "kgo_message": j["error"][:400],
+                "kgo_seconds": seconds}
     cases = (j.get("harness") or {}).get("cases") or []
-    correct = bool(cases) and all(c.get("status") in ("PASS", "SKIPPED") for c in cases)
-    return j.get("verdict"), correct, j.get("message", ""), seconds
+    tol = (j.get("harness") or {}).get("tolerance") or j.get("tolerance")
+    bench = {}
+    if job.get("bench"):
+        b = subprocess.run(cmd[:1] + ["bench"] + cmd[2:4] + ["--json", "--quiet", "--device", device], env=env,
+                           capture_output=True, text=True, timeout=timeout)
+        try:
+            bj = json.loads(b.stdout)
+        except ValueError:
+            bj = {"verdict": "NO_JSON", "message": (b.stderr or b.stdout)[-300:]}
+        first = ((bj.get("harness") or bj).get("sizes") or [{}])[0]
+        bench = {"bench_verdict": bj.get("verdict"), "bench_median_us": first.get("median_us"),
+                 "bench_vs_eager": first.get("speedup_vs_eager"), "bench_message": str(bj.get("message", ""))[:200]}
+    return {**bench, "kgo_verdict": j.get("verdict"), "kgo_message": str(j.get("message", ""))[:400],
+            "kgo_seconds": seconds,
+            "kgo_pass": bool(cases) and all(c.get("status") in ("PASS", "SKIPPED") for c in cases),
+            "kgo_cases": len(cases), "kgo_tolerance": tol}
 
 
-def kernelbench(args, work, rows):
-    src = pathlib.Path(args.kernelbench) / "src"
-    level1 = sorted((pathlib.Path(args.kernelbench) / "KernelBench" / "level1").glob("*.py"))[:args.limit or None]
-    pairs = []
+def kernelbench_jobs(args, work):
+    root = pathlib.Path(args.kernelbench)
+    level1 = sorted((root / "KernelBench" / "level1").glob("*.py"), key=lambda p: (len(p.stem.split("_")[0]), p.name))
+    jobs = []
     for problem in level1:
         honest = work / "kb" / f"{problem.stem}__honest.py"
         honest.parent.mkdir(parents=True, exist_ok=True)
         honest.write_text(problem.read_text() + HONEST)
-        pairs.append((problem, honest, "honest ModelNew(Model)"))
+        jobs.append(dict(format="kernelbench", problem=problem.name, kernel=honest.name, what="honest ModelNew(Model)",
+                         kernel_path=str(honest), ref_path=str(problem), kgo_check=_cpu_dims(args, problem)))
+    by_name = {p.name: p for p in level1}
+    pairs = [(k, by_name.get(v)) for k, v in ((BENCH / "formats" / k, v) for k, v in OWN_PAIRS.items())]
     if args.kb_pairs:
         by_stem = {p.stem: p for p in level1}
-        for kernel in sorted(pathlib.Path(args.kb_pairs).glob("*.py")):
-            problem = by_stem.get(kernel.stem.split("__")[0])
-            if problem:
-                pairs.append((problem, kernel, "leaderboard kernel"))
-    driver = subprocess.Popen([sys.executable, "-c", KB_DRIVER, str(src)], stdin=subprocess.PIPE,
-                              stdout=subprocess.PIPE, text=True, cwd=str(work / "kb"))
-    for problem, kernel, what in pairs:
-        driver.stdin.write(json.dumps([str(problem), str(kernel)]) + "\n")
-        driver.stdin.flush()
-        own = json.loads(driver.stdout.readline())
-        verdict, correct, message, secs = kgo_check(re.sub(r"\W", "_", kernel.stem)[:40], kernel, problem, work)
-        rows.append({"format": "kernelbench", "problem": problem.name, "kernel": kernel.name, "what": what,
-                     "own_pass": own["correct"], "own_seconds": own["seconds"], "own_detail": own["metadata"],
-                     "kgo_verdict": verdict, "kgo_pass": correct, "kgo_seconds": secs,
-                     "kgo_message": message})
-        print(json.dumps(rows[-1])[:300], flush=True)
-    driver.stdin.close()
-    driver.wait(timeout=60)
+        pairs += [(k, by_stem.get(k.stem.split("__")[0])) for k in sorted(pathlib.Path(args.kb_pairs).glob("*.py"))]
+    for kernel, problem in pairs:
+        if problem:
+            jobs.append(dict(format="kernelbench", problem=problem.name, kernel=kernel.name, what="Triton ModelNew",
+                             kernel_path=str(kernel), ref_path=str(problem), kgo_check=_cpu_dims(args, problem)))
+    return jobs
 
 
-def fmh66(args, work, rows):
+def _cpu_dims(args, problem):
+    """On the CPU, the problem's module-level integer dims above --cpu-dim-cap are capped (kgo's --dim), so the plumbing
+    runs in seconds; on a GPU the problem runs at its own sizes."""
+    if args.device != "cpu":
+        return []
+    dims = re.findall(r"^(\w+)\s*=\s*(\d+(?:\s*\*\s*\d+)*)\s*(?:#.*)?$", problem.read_text(), re.M)
+    values = {n: math.prod(int(x) for x in v.split("*")) for n, v in dims}
+    return [f"--dim={n}={args.cpu_dim_cap}" for n, v in values.items() if v > args.cpu_dim_cap]
+
+
+def fmh66_jobs(args, work):
     repo = pathlib.Path(args.fmh66)
-    checker = next(iter(repo.glob("skills/*/profiling/script/correctness_check.py")), None)
-    for ref in sorted(repo.glob("demo/cuda/*/ref.py")) + sorted(repo.glob("demo/*/ref.py")):
-        for cu in sorted(ref.parent.glob("v*/v*.cu")):
-            dims = _fmh66_dims(ref, cu)
-            own_pass, own_msg, own_s = None, "no correctness_check.py in the checkout", 0.0
-            if checker:
-                so = cu.with_suffix(".so")
-                subprocess.run(["nvcc", "-shared", "-std=c++17", "-O3", "-Xcompiler", "-fPIC", "-o", str(so),
-                                str(cu)], capture_output=True, timeout=600)
-                t = time.perf_counter()
-                p = subprocess.run([sys.executable, str(checker), str(cu), f"--ref={ref}", "--output-dir",
-                                    str(work / "fmh66" / cu.stem)] + [f"--{k}={v}" for k, v in dims.items()],
-                                   capture_output=True, text=True, timeout=900)
-                own_s = time.perf_counter() - t
-                own_pass, own_msg = p.returncode == 0, (p.stdout + p.stderr).strip()[-300:]
-            extra = ["--shape", "x".join(str(v) for v in dims.values())] if dims else []
-            verdict, correct, message, secs = kgo_check(f"{ref.parent.name}_{cu.stem}", cu, ref, work, extra)
-            rows.append({"format": "fmh66", "problem": ref.parent.name, "kernel": cu.name, "what": "published demo",
-                         "own_pass": own_pass, "own_seconds": own_s, "own_detail": own_msg, "kgo_verdict": verdict,
-                         "kgo_pass": correct, "kgo_seconds": secs, "kgo_message": message})
-            print(json.dumps(rows[-1])[:300], flush=True)
+    jobs = []
+    for ref in sorted(repo.glob("demo/*/*/ref.py")):
+        for kernel in sorted(ref.parent.glob("v*/v*.cu")) + sorted(ref.parent.glob("v*/v*.py")):
+            dims = own.fmh66_dims(ref, kernel)
+            jobs.append(dict(format="fmh66", problem=f"{ref.parent.parent.name}/{ref.parent.name}",
+                             kernel=f"{ref.parent.name}_{kernel.name}", what="published demo",
+                             kernel_path=str(kernel), ref_path=str(ref), dims=dims,
+                             kgo_init=[f"--dim={k}={v}" for k, v in dims.items()]))
+    return jobs
 
 
-def _fmh66_dims(ref, cu):
-    """The integer parameters of solve() in order, valued from ref.py's setup() defaults, else from the
-    'Dims' line of the demo's correctness.md (what its author ran)."""
-    sys.path.insert(0, str(ROOT / "tools"))
-    from kgo_harness.formats import cuda_contract, formats
-    ints = [p.name for p in cuda_contract.parse_params(cu.read_text()) if not p.pointer and not p.is_float_scalar]
-    decl = formats.setup_declaration(ref.read_text()) or {"dims": []}
-    values = dict(decl["dims"])
-    md = cu.parent / "correctness.md"
-    if md.is_file():
-        m = re.search(r"\*\*Dims\*\*\s*\|\s*(\{[^}]*\})", md.read_text())
-        if m:
-            values.update({k: int(v) for k, v in re.findall(r"'(\w+)':\s*(\d+)", m.group(1))})
-    return {n: values[n] for n in ints if n in values}
+def examples_jobs(args, work):
+    return [dict(format="examples", problem=name, kernel=kernel, what="kgo's example: check + bench", bench=True,
+                 kernel_path=str(EX / name / kernel), ref_path=str(EX / name / ref) if ref else None, kgo_init=flags)
+            for name, (kernel, ref, flags) in EXAMPLES.items()]
 
 
-def summarize(rows, out, argv):
-    judged = [r for r in rows if r["own_pass"] is not None]
+def discover(args, work):
+    jobs = []
+    for part in args.parts.split(","):
+        src = str(EX) if part == "examples" else getattr(args, part.replace("-", "_"), None)
+        if not src or not pathlib.Path(src).is_dir():
+            print(f"{part}: no checkout at {src!r}; skipped (see bench/README.md)", flush=True)
+            continue
+        made = {"examples": examples_jobs, "kernelbench": kernelbench_jobs, "fmh66": fmh66_jobs,
+                "sol-execbench": own.solexec_jobs,
+                "tritonbench": own.tritonbench_jobs}[part](args, work)
+        print(f"{part}: {len(made)} kernels found under {src}", flush=True)
+        jobs += made
+    return jobs
+
+
+def run_jobs(args, jobs, work, out_json):
+    """Runs jobs[offset:offset+limit] while the budget allows; rewrites out_json after each one."""
+    start, rows = time.perf_counter(), []
+    doc = {"command": sys.argv, "machine": _machine(),
+           "date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
+           "device": args.device, "jobs_total": len(jobs), "offset": args.offset, "rows": rows}
+    servers = own.Servers(args, work)
+    longest = {}
+    picked = range(args.offset, min(len(jobs), args.offset + args.limit) if args.limit else len(jobs), args.stride)
+    for i in picked:
+        job = jobs[i]
+        left = args.budget - (time.perf_counter() - start) if args.budget else 3600.0
+        if left < 1.5 * longest.get(job["format"], 20.0):
+            doc["next_offset"] = i
+            print(f"budget: stopping before job {i} ({left:.0f} s left); rerun with --offset {i}", flush=True)
+            break
+        t = time.perf_counter()
+        row = {"job": i, **{k: job[k] for k in ("format", "problem", "kernel", "what")}}
+        row.update(servers.own_check(job, min(left, 900.0)))
+        left = args.budget - (time.perf_counter() - start) if args.budget else 3600.0
+        row.update(kgo_check(job, work, args.device, max(min(left, 900.0), 30.0)))
+        longest[job["format"]] = max(longest.get(job["format"], 0.0), time.perf_counter() - t)
+        rows.append(row)
+        print(json.dumps(row)[:400], flush=True)
+        out_json.write_text(json.dumps(doc, indent=1) + "\n")
+    else:
+        doc["next_offset"] = None
+    servers.close()
+    env = dict(os.environ, KGO_DATA_DIR=str(ROOT), XDG_RUNTIME_DIR=str(work / "rt"))
+    subprocess.run([kgo_bin(), "harness", "stop"], capture_output=True, env=env, timeout=60)  # the warm judge
+    doc["kernelbench_loader"] = servers.kb_ready
+    doc["seconds"] = time.perf_counter() - start
+    out_json.write_text(json.dumps(doc, indent=1) + "\n")
+    return doc
+
+
+def summarize(docs, out):
+    rows = list({(r.get("job"), r["format"], r["kernel"]): r for d in docs for r in d["rows"]}.values())  # a rerun wins
+    judged = [r for r in rows if r.get("own_pass") is not None]
     agree = [r for r in judged if r["own_pass"] == r["kgo_pass"]]
-    lines = [f"# Formats side by side ({datetime.date.today()})", "",
-             f"Command: `{' '.join(argv)}`", f"Machine: {_gpu()}", "",
-             f"Correctness verdicts agree on {len(agree)}/{len(judged)} "
-             f"({100 * len(agree) / max(len(judged), 1):.1f}%) (kgo: every case PASS; its run-wide checks are "
-             f"reported apart: {sum(r['kgo_pass'] and r['kgo_verdict'] != 'PASS' for r in judged)} kernels "
-             "correct but flagged, e.g. the reference itself as delegation).", ""]
+    d0 = docs[0] if docs else {}
+    lines = [f"# Formats side by side ({d0.get('date', '')[:10]})", "",
+             *[f"Command: `{' '.join(d['command'])}` ({d['seconds']:.0f} s, next_offset {d.get('next_offset')})"
+               for d in docs],
+             f"Machine: {d0.get('machine')}; device {d0.get('device')}", "",
+             f"Rows: {len(rows)} of {d0.get('jobs_total')} jobs; own harness judged {len(judged)} "
+             f"(the rest: {_count(r.get('own_detail') for r in rows if r.get('own_pass') is None)}).",
+             f"Correctness verdicts agree on {len(agree)}/{len(judged)} ({100 * len(agree) / max(len(judged), 1):.1f}%)"
+             f" (kgo: every case PASS; {sum(r['kgo_pass'] and r['kgo_verdict'] != 'PASS' for r in rows)} kernels "
+             "correct but flagged by its run-wide checks, e.g. the reference itself as delegation).", ""]
     for fmt in sorted({r["format"] for r in rows}):
-        sub = [r for r in judged if r["format"] == fmt]
-        if sub:
-            ratio = sorted(r["kgo_seconds"] / r["own_seconds"] for r in sub if r["own_seconds"] > 0)
-            med = ratio[len(ratio) // 2] if ratio else float("nan")
-            lines.append(f"- {fmt}: {sum(r['own_pass'] == r['kgo_pass'] for r in sub)}/{len(sub)} agree; kgo time "
-                         f"/ own time per problem: median {med:.2f}x, max {max(ratio, default=float('nan')):.2f}x")
-    lines += ["", "## Disagreements", "", "| format | problem | kernel | own | kgo | kgo message | own detail |",
-              "|---|---|---|---|---|---|---|"]
-    for r in judged:
-        if r["own_pass"] != r["kgo_pass"]:
-            lines.append(f"| {r['format']} | {r['problem']} | {r['kernel']} | {'pass' if r['own_pass'] else 'fail'} "
-                         f"| {r['kgo_verdict']} | {str(r['kgo_message'])[:160]} | {str(r['own_detail'])[:160]} |")
+        sub = [r for r in rows if r["format"] == fmt]
+        both = [r for r in sub if r.get("own_pass") is not None]
+        ratio = sorted(r["kgo_seconds"] / r["own_seconds"] for r in both if r.get("own_seconds"))
+        kgo_s = sorted(r["kgo_seconds"] for r in sub)
+        lines.append(f"- {fmt}: {len(sub)} kernels; {sum(r['own_pass'] == r['kgo_pass'] for r in both)}/{len(both)}"
+                     f" agree; kgo verdicts {_count(r['kgo_verdict'] for r in sub)}; kgo check median "
+                     f"{kgo_s[len(kgo_s) // 2]:.1f} s, max {kgo_s[-1]:.1f} s"
+                     + (f"; kgo / own time median {ratio[len(ratio) // 2]:.2f}x, max {ratio[-1]:.2f}x"
+                        if ratio else ""))
+    lines += ["", "## Disagreements and kgo failures", "",
+              "| format | problem | kernel | own | kgo | kgo message | own detail |", "|---|---|---|---|---|---|---|"]
+    for r in rows:
+        if (r.get("own_pass") is not None and r["own_pass"] != r["kgo_pass"]) or not r["kgo_pass"]:
+            own_txt = {True: "pass", False: "fail", None: "not run"}[r.get("own_pass")]
+            lines.append(f"| {r['format']} | {r['problem']} | {r['kernel']} | {own_txt} | {r['kgo_verdict']} | "
+                         f"{_cell(r['kgo_message'])} | {_cell(r.get('own_detail'))} |")
+    lines += ["", "## Every kernel", "",
+              "| job | format | problem | kernel | own | own s | kgo verdict | kgo cases pass "
+              "| kgo s | kgo / own | tolerance |", "|---|---|---|---|---|---|---|---|---|---|---|"]
+    for r in rows:
+        ratio = f"{r['kgo_seconds'] / r['own_seconds']:.2f}" if r.get("own_pass") is not None and r.get("own_seconds") \
+            else "-"
+        tol = r.get("kgo_tolerance") or {}
+        lines.append(f"| {r.get('job')} | {r['format']} | {r['problem']} | {r['kernel']} | {r.get('own_pass')} | "
+                     f"{r.get('own_seconds') or 0:.1f} | {r['kgo_verdict']} | {r['kgo_pass']} | "
+                     f"{r['kgo_seconds']:.1f} | "
+                     f"{ratio} | {tol.get('rtol', '')}/{tol.get('atol', '')} {tol.get('source', '')} |")
     out.mkdir(parents=True, exist_ok=True)
-    (out / "side_by_side.json").write_text(json.dumps(rows, indent=1) + "\n")
     (out / "summary.md").write_text("\n".join(lines) + "\n")
     print("\n".join(lines))
 
 
-def _gpu():
+def _cell(text):
+    return re.sub(r"\s+", " ", str(text or ""))[:200].replace("|", "/")
+
+
+def _count(values):
+    counts = {}
+    for v in values:
+        counts[str(v)[:60]] = counts.get(str(v)[:60], 0) + 1
+    return ", ".join(f"{k} x{n}" for k, n in sorted(counts.items(), key=lambda kv: -kv[1])) or "none"
+
+
+def _machine():
     try:
-        return subprocess.run(["nvidia-smi", "--query-gpu=name,driver_version", "--format=csv,noheader"],
-                              capture_output=True, text=True, timeout=30).stdout.strip()
+        gpu = subprocess.run(["nvidia-smi", "--query-gpu=name,driver_version", "--format=csv,noheader"],
+                             capture_output=True, text=True, timeout=30).stdout.strip()
     except OSError:
-        return "no nvidia-smi"
+        gpu = "no nvidia-smi"
+    return f"{gpu}; {os.cpu_count()} CPUs; python {sys.version.split()[0]}"
+
+
+def merge(paths, out):
+    files = []
+    for p in map(pathlib.Path, paths):
+        files += sorted(p.glob("side_by_side-*.json")) if p.is_dir() else [p]
+    if not files:
+        sys.exit(f"--merge: no side_by_side-*.json under {paths}")
+    docs = sorted((json.loads(f.read_text()) for f in files), key=lambda d: d["offset"])
+    out.mkdir(parents=True, exist_ok=True)
+    (out / "side_by_side.json").write_text(json.dumps(docs, indent=1) + "\n")
+    summarize(docs, out)
 
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--kernelbench")
+    for name, folder in (("kernelbench", ".kernelbench"), ("fmh66", ".fmh66"), ("sol-execbench", ".sol-execbench"),
+                         ("tritonbench", ".tritonbench")):
+        ap.add_argument(f"--{name}", default=str(BENCH / folder))
     ap.add_argument("--kb-pairs")
-    ap.add_argument("--fmh66")
-    ap.add_argument("--limit", type=int, default=0, help="at most N level-1 problems (0: all)")
+    ap.add_argument("--parts", default="kernelbench,fmh66,sol-execbench,tritonbench,examples")
+    ap.add_argument("--device", choices=("cuda", "cpu"), default="cuda")
+    ap.add_argument("--cpu-dim-cap", type=int, default=32, help="--device cpu: KernelBench dims capped at this")
+    ap.add_argument("--shard", help="K/N: the K-th (1-based) of N equal slices of the job list")
+    ap.add_argument("--offset", type=int, default=0)
+    ap.add_argument("--limit", type=int, default=0, help="at most N jobs (0: all)")
+    ap.add_argument("--stride", type=int, default=1, help="every K-th job of the selection (a sample)")
+    ap.add_argument("--budget", type=float, default=0, help="seconds; no job starts that would pass it (0: none)")
+    ap.add_argument("--list", action="store_true", help="print the job list with its indices and exit")
+    ap.add_argument("--merge", nargs="+", metavar="DIR_OR_JSON")
     ap.add_argument("--out", default=os.environ.get("OUT", "/tmp/kgo-formats-side-by-side"))
     args = ap.parse_args()
-    if shutil.which("nvidia-smi") is None:
-        print("no GPU here: the formats' own harnesses need one; nothing was run")
-        return 0
-    rows = []
+    for name in ("kernelbench", "fmh66", "sol_execbench", "tritonbench", "kb_pairs"):  # the harnesses change cwd
+        if getattr(args, name):
+            setattr(args, name, str(pathlib.Path(getattr(args, name)).resolve()))
+    out = pathlib.Path(args.out)
+    if args.merge:
+        return merge(args.merge, out)
+    if args.device == "cuda" and not own.has_cuda():
+        sys.exit("no CUDA device here: the formats' own harnesses need one; use --device cpu for the CPU side")
     with tempfile.TemporaryDirectory(prefix="kgo-sbs-") as tmp:
         work = pathlib.Path(tmp)
-        if args.kernelbench:
-            kernelbench(args, work, rows)
-        if args.fmh66:
-            fmh66(args, work, rows)
-    summarize(rows, pathlib.Path(args.out), sys.argv)
+        jobs = discover(args, work)
+        if args.shard:
+            k, n = map(int, args.shard.split("/"))
+            size = -(-len(jobs) // n)
+            args.offset, args.limit = (k - 1) * size, size
+        if args.list:
+            for i, j in enumerate(jobs):
+                print(i, j["format"], j["problem"], j["kernel"], j.get("dims", ""))
+            return 0
+        out.mkdir(parents=True, exist_ok=True)
+        doc = run_jobs(args, jobs, work, out / f"side_by_side-{args.offset:03d}.json")
+    summarize([doc], out)
+    print(f"next_offset: {doc['next_offset']} (of {len(jobs)} jobs; None: this selection is done)")
     return 0
 
 

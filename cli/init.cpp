@@ -21,7 +21,7 @@ Kernel contracts (detected from the files; --contract NAME overrides; tools/kgo_
   sol-execbench  kernel.py entry (run, or --entry) + --reference definition.json (workload.jsonl beside it
                  is copied too); destination-passing or returning; var axes are the dims
   tritonbench    kernel.py class Operator(BenchmarkOperator): the --entry benchmark method against the
-                 baseline=True one, on get_input_iter()'s inputs (--shape I picks input set I)
+                 baseline=True one, on get_input_iter()'s inputs (--shape K picks the K-th, from 1)
   opus24         triton_<op>_kernel_v<N>.py solve(...) + its test_<op>_kernel.py (beside it, or in tests/,
                  found by kgo init) as the reference: reference(), _test_case_<k>_data() inputs (--dim case=K),
                  its torch.allclose tolerance

@@ -13,6 +13,11 @@ from kgo_harness.formats import contracts as C
 from kgo_harness.formats import formats, ops, stress
 
 
+# A workload without `tolerance` is judged by SOL-ExecBench's default ToleranceSpec (NVIDIA/SOL-ExecBench,
+# src/sol_execbench/core/data/workload.py): max_atol = max_rtol = 1e-2 (and 99% of elements within them; kgo asks all).
+DEFAULT_TOLERANCE = {"atol": 1e-2, "rtol": 1e-2}
+
+
 def solution_document(text):
     """The parsed SOL-ExecBench solution (a JSON document carrying its sources: `spec.entry_point`
     "file::function", `spec.language`, `spec.destination_passing_style`, `sources` [{path, content}]), or None."""
@@ -246,9 +251,11 @@ class SolCase:
         axes = _axes_values(problem, dims)
         work = problem.workload_by_shape.get(tuple(shape)) or {}
         specs = work.get("inputs", {})
-        self.tolerance_override = {k.replace("max_", ""): float(v) for k, v in (work.get("tolerance") or {}).items()
-                                   if k.replace("max_", "") in ("atol", "rtol")}
-        self.tolerance_where = f"workload {work.get('uuid', '?')}'s tolerance (workload.jsonl)"
+        stated = {k.replace("max_", ""): float(v) for k, v in (work.get("tolerance") or {}).items()
+                  if k.replace("max_", "") in ("atol", "rtol")}
+        self.tolerance_override = {**DEFAULT_TOLERANCE, **stated}
+        self.tolerance_where = (f"workload {work.get('uuid', '?')}'s tolerance (workload.jsonl)" if stated else
+                                "SOL-ExecBench's default workload tolerance (max_atol = max_rtol = 1e-2)")
         scalars = {n: s["value"] for n, s in specs.items() if s.get("type") == "scalar"}
         for w in problem.workloads:  # an edge shape borrows the scalars of the first workload
             for n, s in w.get("inputs", {}).items():

@@ -1,9 +1,15 @@
 """tritonbench `Operator` classes: `class Operator(BenchmarkOperator)` whose `@register_benchmark` methods take
 one input tuple and return a zero-argument callable; the `baseline=True` one is the reference, the named one
 (`--entry`, else the only other) the kernel. Inputs are `get_input_iter()`'s tuples (under the case's seed); a
-case shape is `[i]`, the index of the input tuple. Where tritonbench is not installed, a minimal stand-in of
-`tritonbench.utils.triton_op` (BenchmarkOperator, register_benchmark, register_metric) lets the file import."""
+case shape is `[k]`, the k-th input tuple counted from 1
+(kgo's shapes are positive; tritonbench's `--input-id k-1`). Where tritonbench is not installed, a minimal stand-in of
+`tritonbench.utils.triton_op` (BenchmarkOperator, register_benchmark, register_metric) lets the file import, and
+the other `tritonbench.utils.<helper>` modules published operators import beside it (env_utils, data_utils, ...)
+read as stubs whose functions return None, so `if is_fbcode() and ...` is False. A benchmark registered with
+enabled=False (an optional library missing) is never the default entry."""
 import argparse
+import importlib.abc
+import importlib.util
 import itertools
 import re
 import sys
@@ -42,6 +48,28 @@ class _BenchmarkOperator:
         self.dtype = getattr(self.tb_args, "dtype", torch.float32)
 
 
+class _Helpers(importlib.abc.MetaPathFinder, importlib.abc.Loader):
+    """tritonbench.utils.<helper> for a stand-in tritonbench: each name asked of it is a function returning None."""
+
+    def find_spec(self, name, path=None, target=None):
+        if name.startswith("tritonbench.utils.") and name.count(".") == 2:
+            return importlib.util.spec_from_loader(name, self)
+        return None
+
+    def create_module(self, spec):
+        return _HelperModule(spec.name)
+
+    def exec_module(self, module):
+        pass
+
+
+class _HelperModule(types.ModuleType):
+    def __getattr__(self, name):
+        if name.startswith("__"):
+            raise AttributeError(name)
+        return lambda *args, **kwargs: None
+
+
 def _install_stand_in():
     try:
         import tritonbench.utils.triton_op  # noqa: F401
@@ -60,6 +88,8 @@ def _install_stand_in():
         sys.modules.setdefault(name, pkg)
     sys.modules["tritonbench.utils.triton_op"] = mod
     sys.modules["tritonbench.utils"].triton_op = mod
+    if not any(isinstance(f, _Helpers) for f in sys.meta_path):
+        sys.meta_path.append(_Helpers())
     return True
 
 
@@ -99,6 +129,8 @@ def load(problem):
     others = [n for n, m in benches.items() if not m["baseline"]]
     entry = problem.req.get("entry")
     if entry is None:
+        enabled = [n for n in others if benches[n]["enabled"]]
+        others = enabled if len(enabled) == 1 else others
         if len(others) != 1:
             raise C.LoadError(f"the Operator has benchmarks {', '.join(others) or 'none'} besides the baseline "
                               f"{baselines[0]}; name the one to check with --entry")
@@ -113,15 +145,22 @@ def load(problem):
     problem.entry = baselines[0] if problem.role == "baseline" else entry
     operator, name = problem.operator, problem.entry
     problem.run_entry = lambda call_args: C.as_list(getattr(operator, name)(*call_args)())
-    problem.facts = {"reference_in_kernel_file": True, "input_count": len(_input_sets(problem, 0))}
+    problem.facts = {"reference_in_kernel_file": True, "input_count": _input_set(problem, 0, None)}
 
 
-def _input_sets(problem, seed):
+def _input_set(problem, seed, k):
+    """The k-th input tuple (from 1) under the seed, or with k None how many there are (at most MAX_INPUTS). The
+    tuples before it are drawn too, so each one is the same whichever is asked, but only one is kept."""
     C.seed_all(seed)
+    count = 0
     try:
-        return list(itertools.islice(problem.operator.get_input_iter(), MAX_INPUTS))
+        for count, item in enumerate(itertools.islice(problem.operator.get_input_iter(), MAX_INPUTS), 1):
+            if count == k:
+                return item
+            del item
     except Exception as e:
         raise C.LoadError(f"Operator.get_input_iter() raised {type(e).__name__}: {e}", culprit="setup") from e
+    return count
 
 
 def default_shapes(problem):
@@ -129,10 +168,11 @@ def default_shapes(problem):
     if count == 0:
         raise C.LoadError("Operator.get_input_iter() yields no inputs", culprit="setup")
     asked = [s[0] for s in problem.req.get("shapes") or [] if problem.req.get("shapes_given", True)]
-    bad = [i for i in asked if i >= count]
+    bad = [k for k in asked if k > count]
     if bad:
-        raise C.LoadError(f"the Operator yields {count} input sets; --shape {bad[0]} is not an index below that")
-    return [[i] for i in asked] or [[i] for i in range(count)]
+        raise C.LoadError(f"the Operator yields {count} input sets; --shape {bad[0]} is not one of them "
+                          f"(--shape K takes the K-th, 1 to {count}: tritonbench's --input-id K-1)")
+    return [[k] for k in asked] or [[k] for k in range(1, count + 1)]
 
 
 def edge_shapes(problem, shapes):
@@ -154,8 +194,7 @@ class TritonBenchCase(C.ArgsCase):
     def __init__(self, problem, shape, seed):
         self.p = problem
         self.shape = list(shape)
-        sets = _input_sets(problem, seed)
-        item = sets[shape[0]]
+        item = _input_set(problem, seed, shape[0])
         self.args = list(item) if isinstance(item, (tuple, list)) else [item]
         self.output_names = ["out"]
         self._ref = None
