@@ -2,7 +2,7 @@
 compiles itself (torch.utils.cpp_extension.load_inline/load, cupy RawKernel/RawModule, numba.cuda.jit), counted
 so the checker knows whether the kernel file's own kernels ran (installed once per worker, before any kernel
 module is imported; `watch_source` before each import), and the aten ops and GPU kernels torch's profiler saw
-(profiled)."""
+(profiled; Observer: the window every checked or timed call of the kernel runs in)."""
 import collections
 import functools
 import re
@@ -166,3 +166,90 @@ def profiled(run, cuda):
     events = list(prof.function_events)
     return ({e.name for e in events if e.name.startswith("aten::")},
             {e.name for e in events if str(getattr(e, "device_type", "")).endswith("CUDA")})
+
+
+# --- the observer of every kernel call a verdict rests on ---------------------------------------------------
+MARK, REPLAY = "kgo::kernel_call", "kgo::graph_replay"
+
+
+def _mark(name):
+    """A profiler range around one call: torch's C++ fast form where present (about 1 us against 10-40 us for
+    record_function's Python one on the build machine), else record_function."""
+    import torch
+    fast = getattr(getattr(torch._C, "_profiler", None), "_RecordFunctionFast", None)
+    if fast is not None:
+        return fast(name)
+    from torch.autograd.profiler import record_function
+    return record_function(name)
+
+
+class Observer:
+    """One observation window, the same for every kernel call whose outputs are checked or whose time the judge
+    takes (a checked case's runs, a timed batch's calls; PROTOCOL.md "Delegation"): torch's autograd profiler on
+    for the window (one start per request, not per call), each call marked by `call` (a CUDA graph's replay by
+    `replay`), so the harness's own work in the window (poison, fresh inputs, digests) is not the kernel's. The
+    report (`report`) gives, of the marked calls only: the aten ops, the GPU kernels launched (with the op that
+    launched each), and the file's own launches per call. A window that cannot start or stop raises: the caller's
+    request fails, and with it the kernel's verdict."""
+
+    def __init__(self, cuda):
+        self.cuda, self.prof, self.own_calls, self.replays = cuda, None, [], 0
+
+    def __enter__(self):
+        from torch.autograd import profiler
+        self.before = snapshot()
+        try:   # every thread's ops: work a call hands to another thread is the call's
+            from torch._C._profiler import _ExperimentalConfig
+            config = {"experimental_config": _ExperimentalConfig(profile_all_threads=True)}
+        except (ImportError, TypeError):
+            config = {}
+        self.prof = profiler.profile(use_device="cuda" if self.cuda else None, **config)
+        self.prof.__enter__()
+        return self
+
+    def __exit__(self, *exc):
+        self.prof.__exit__(*exc)
+        return False
+
+    def call(self, fn, *args):
+        before = total()
+        try:
+            with _mark(MARK):
+                return fn(*args)
+        finally:
+            self.own_calls.append(total() - before)
+
+    def replay(self, fn):
+        self.replays += 1
+        with _mark(REPLAY):
+            return fn()
+
+    def report(self):
+        """{calls, own_calls, replays, marks, aten, gpu: [[kernel, launching op or "?"]], own: {name: launches}}."""
+        events = list(self.prof.function_events)
+        marks = [e for e in events if e.name in (MARK, REPLAY)]
+        aten, gpu, linked = set(), set(), set()
+        for e in events:
+            for k in getattr(e, "kernels", None) or []:
+                linked.add(k.name)
+        # Top-level ops of another thread that began during a call (a thread pool doing its work) are the call's.
+        spans = [(m.time_range.start, m.time_range.end) for m in marks]
+        threads = {m.thread for m in marks}
+        foreign = [e for e in events if e.thread not in threads and e.cpu_parent is None and e.name not in (MARK, REPLAY)
+                   and not str(getattr(e, "device_type", "")).endswith("CUDA")
+                   and any(a <= e.time_range.start <= b for a, b in spans)]
+        stack = [(m, m.name) for m in marks] + [(e, MARK) for e in foreign]
+        while stack:
+            e, launcher = stack.pop()
+            if e.name.startswith("aten::"):
+                aten.add(e.name)
+                launcher = e.name if launcher in (MARK, REPLAY) else launcher
+            for k in getattr(e, "kernels", None) or []:
+                gpu.add((k.name, launcher))
+            stack += [(c, launcher) for c in e.cpu_children]
+        # Kernels the profiler linked to no CPU event at all (a launch it could not attribute) count as the calls'.
+        gpu |= {(e.name, "?") for e in events if str(getattr(e, "device_type", "")).endswith("CUDA")
+                and e.name not in linked}
+        return {"calls": len(self.own_calls), "own_calls": list(self.own_calls), "replays": self.replays,
+                "marks": len(marks), "aten": sorted(aten), "gpu": sorted(map(list, gpu)),
+                "own": {k: v - self.before.get(k, 0) for k, v in snapshot().items() if v > self.before.get(k, 0)}}

@@ -55,6 +55,32 @@ def test_an_honest_kernel_agrees_with_the_judges_clock(harness, device, shape, r
     assert size["median_us"] <= size["wall_us"] + size["wall_overhead_us"] + 1e-6   # events never above it
 
 
+@pytest.mark.parametrize("name,why", [
+    ("hack_deleg_unwatched.py", "timed sample calls ran none of the kernel file's own kernels"),   # (a)
+    ("hack_deleg_batches.py", "aten::softmax, the torch op it replaces"),                          # (b)
+    ("hack_deleg_after_k.py", "")])                                                                # (c)
+def test_delegation_in_timed_calls_is_observed(harness, name, why):
+    """Attacks (a)-(c): torch's softmax only where a separate profiled pass would not look (no profiler on, a timed
+    batch, after K calls). The judge's timed batches run in the observer's window and the kernel's timed samples count
+    their own launches, so bench fails each, where it had recorded torch's time as the kernel's."""
+    device, shape, rotate = SETUPS[0]
+    res = bench(harness, name, device, shape, rotate)
+    size = res["sizes"][0]
+    # (a) on the CPU: the interpreted kernel is far slower than torch, so the judge's clock also calls its samples
+    # faked (REWARD_HACK); on a GPU, where the two are close, the delegation verdict alone fails it.
+    assert res["verdict"] in ("FAIL", "REWARD_HACK") and size["delegation"]["delegated"] is True, res["message"]
+    assert why in size["delegation"]["message"], size["delegation"]["message"]
+
+
+def test_the_observer_passes_an_honest_kernel_and_reports_every_batch_call(harness):
+    device, shape, rotate = SETUPS[0]
+    res = harness(command="bench", kernel=str(TEMPLATES / "softmax" / "v1_baseline.py"), op="softmax", device=device,
+                  shapes=[shape], bench={"runs": 5, "precision_pct": 0, "baselines": [], "rotate": rotate})
+    deleg = res["sizes"][0]["delegation"]
+    assert res["verdict"] == "PASS" and deleg["delegated"] is False, deleg
+    assert deleg["calls_observed"] >= wallclock.MIN_BATCHES * rotate and deleg["sample_calls_without_own"] == 0
+
+
 @pytest.mark.skipif(not HAS_CUDA, reason="needs a CUDA GPU")
 def test_graph_mode_batches_replay_a_graph_and_agree(harness):
     """A launch-bound size is timed in graph mode; the judge's batches replay a graph of one call per set."""

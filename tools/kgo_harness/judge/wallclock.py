@@ -51,16 +51,24 @@ def overhead_us(device, spot):
     return min(once() for _ in range(2))
 
 
-def batches(kp, spot, device, median, limit, graph=False):
+def _observe(kp, observed):
+    """The observer's report of the batch just run (launches.Observer), kept for the size's delegation verdict."""
+    if observed is not None:
+        observed.append(kp.call("observed").get("observed"))
+
+
+def batches(kp, spot, device, median, limit, graph=False, observed=None):
     """Runs the judge's timed batches: enough for about WALL_TARGET_US of the claimed time, and more (up to
     MAX_BATCHES) while the fastest is above `limit` (a busy machine slows some batches, a lie every one). Returns
     (judge's wall per call with the overhead taken off, the overhead per call, the calls checked). Raises Hack
-    when a checked call's outputs are not what its batch committed or not the reference's for its inputs."""
+    when a checked call's outputs are not what its batch committed or not the reference's for its inputs. The
+    observer's report of every batch (its capture in graph mode too) is appended to `observed`."""
     sets = spot.sets
     cost = overhead_us(device, spot) / sets
     count = int(max(MIN_BATCHES, min(MAX_BATCHES, math.ceil(WALL_TARGET_US / max(median * sets, 0.5)))))
     if graph:
         _round_trip(kp, fresh=spot.fresh_key(), sync=True)   # the graph's capture: not timed
+        _observe(kp, observed)
     empty = min(_round_trip(kp, empty=True)[0] for _ in range(3))
     walls = []
     for done in range(MAX_BATCHES):
@@ -80,18 +88,20 @@ def batches(kp, spot, device, median, limit, graph=False):
             if not spot.check(j, outs, fresh):
                 raise Hack(f"call {j} of a timed batch (input set {j}, fresh values) returned outputs that do not "
                            "match the reference: calls of the batch were skipped or answered from stale results")
+        _observe(kp, observed)
     return max(min(walls) - cost, 0.0), cost, len(walls) * min(CHECKED, sets)
 
 
-def host_us(kp, spot, sets):
+def host_us(kp, spot, sets, observed=None):
     """Host enqueue cost per call by this process's clock: a batch without the synchronize (then one outside it)."""
     empty = min(_round_trip(kp, empty=True)[0] for _ in range(2))
     seconds, _ = _round_trip(kp, fresh=spot.fresh_key(), sync=False)
+    _observe(kp, observed)
     kp.call("batch", empty=True, sync=True)
     return max(seconds - min(empty, EMPTY_SHARE * seconds), 0.0) / sets * 1e6
 
 
-def wall_check(kp, size, device, spot):
+def wall_check(kp, size, device, spot, observed=None):
     """Holds the kernel's median against the judge's clock. The judge's time per call (batches, overhead off) may
     exceed the median by at most 1.5 x + 5 us + GPU_REQUEST_US / sets on the GPU (5 x + 100 us + CPU_REQUEST_US / sets
     on the CPU, where
@@ -105,7 +115,7 @@ def wall_check(kp, size, device, spot):
     limit = (1.5 * median + 5.0 + GPU_REQUEST_US / spot.sets) if device == "cuda" else \
         (5.0 * median + 100.0 + CPU_REQUEST_US / spot.sets)
     try:
-        wall, cost, checked = batches(kp, spot, device, median, limit, size.get("mode") == "graph")
+        wall, cost, checked = batches(kp, spot, device, median, limit, size.get("mode") == "graph", observed)
     except Hack as e:
         size["reward_hack"] = str(e)
         return
@@ -116,7 +126,7 @@ def wall_check(kp, size, device, spot):
         return
     if wall <= limit:
         return
-    host = host_us(kp, spot, spot.sets) if device == "cuda" else 0.0
+    host = host_us(kp, spot, spot.sets, observed) if device == "cuda" else 0.0
     size["wall_host_us"] = host if device == "cuda" else None
     if device == "cuda" and wall <= limit + host:
         size["median_us"], size["timed_by"] = wall, "judge"
