@@ -322,7 +322,8 @@ def launch(problem, kp, plan, index, tol, req, ahead, emit):
     try:
         twice = req["determinism"] == "bitwise"
         f.case, f.pending = start_case(problem, kp, shape, seed, trial, index, ahead,
-                                       dict(key=index, repeat=2 if twice else 1, ipc=ipc(problem.device)))
+                                       dict(key=index, repeat=2 if twice else 1, ipc=ipc(problem.device),
+                                            observe=bool(req["delegation"])))
         case_tol = problem.tolerance(f.case)   # the case's input dtypes, a workload's own tolerance
         if case_tol != tol:
             f.tol = case_tol
