@@ -103,6 +103,8 @@ class _Batches:
     def call(self, op, **msg):
         if op == "batch_outputs":
             return {"outputs": self.outs[msg["index"]]}
+        if op == "observed":
+            return {"observed": None}
         if msg.get("empty"):
             return {}
         time.sleep(self.sets * (self.synced_us if msg.get("sync") else self.host_us) / 1e6)

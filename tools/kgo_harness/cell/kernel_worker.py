@@ -30,6 +30,7 @@ class KernelSide:
         self.memory_cap_mb = None
         self.narrowed = False
         self.memory_limit_mb = self.memory_device = None
+        self.window = None   # the timed batches' observer window (batch, observed)
 
     def verify(self, when):
         from kgo_harness.cell import guard
@@ -195,41 +196,52 @@ class KernelSide:
         timed input set gets fresh values from the judge's `fresh` number, then one call per set back to back (in
         graph mode one replay of a graph of them, captured in the first batch), a device synchronize, and a digest of
         each call's outputs (timing.digests); the outputs are kept for `batch_outputs` until the next batch. The calls
-        (the capture's, the replay) run in the observer's window, started once per batch, whose report `observed`
-        gives after the reply. `sync` false: the calls only, no synchronize and no digests (the host's enqueue cost);
-        `empty`: nothing but the observer's start and stop (the same fixed cost as a batch's)."""
-        from kgo_harness import launches, timing
-        self.held = self.watched = None
-        cuda = self.problem.device == "cuda"
+        (the capture's, each replay) run in the observer's window, opened by the first batch request of a size and
+        closed by `observed`, so no timed request pays its start or stop. `sync` false: the calls only, no
+        synchronize and no digests (the host's enqueue cost); `empty`: nothing."""
+        from kgo_harness import timing
+        self.held = None
+        ob = self._batch_window()
         if msg.get("empty"):
-            with launches.Observer(cuda):
-                if msg.get("sync"):
-                    self.sync()
+            if msg.get("sync"):
+                self.sync()
             return {}
         with production_settings(self.torch):
-            with launches.Observer(cuda) as ob:
-                self.watched = ob
-                if msg.get("fresh") is not None:
-                    self.timed_fresh.reset_all(int(msg["fresh"]))
-                if self.timed_mode == "graph":
-                    if self.timed_graph is None:
-                        self.timed_graph = timing.capture(lambda r: ob.call(self.timed_call, r), len(self.timed_cases))
-                    graph, outs = self.timed_graph
-                    ob.replay(graph.replay)
-                else:
-                    outs = [ob.call(self.timed_call, r) for r in range(len(self.timed_cases))]
-                if not msg.get("sync", True):
-                    return {}
-                self.sync()
+            if msg.get("fresh") is not None:
+                self.timed_fresh.reset_all(int(msg["fresh"]))
+            if self.timed_mode == "graph":
+                if self.timed_graph is None:
+                    self.timed_graph = timing.capture(lambda r: ob.call(self.timed_call, r), len(self.timed_cases))
+                graph, outs = self.timed_graph
+                ob.replay(graph.replay)
+            else:
+                outs = [ob.call(self.timed_call, r) for r in range(len(self.timed_cases))]
+            if not msg.get("sync", True):
+                return {}
+            self.sync()
             digests = timing.digests(outs)
         self.held = outs
         return {"digests": digests}
 
+    def _batch_window(self):
+        from kgo_harness import launches
+        if self.window is None:
+            self.window = launches.Observer(self.problem.device == "cuda").__enter__()
+        return self.window
+
+    def close_window(self):
+        """Closes the timed batches' observer window; returns it (None when none was open). Called before every
+        request that is not part of the batches, so a window the judge left open never covers other calls."""
+        ob, self.window = self.window, None
+        if ob is not None:
+            self.sync()
+            ob.__exit__(None, None, None)
+        return ob
+
     def observed(self, msg):
-        """The observer's report of the last timed batch (launches.Observer.report)."""
-        if self.watched is None:
-            return {"observed": None}
-        return {"observed": self._observed(self.watched)}
+        """The observer's report of the timed batches since the window opened (launches.Observer.report)."""
+        ob = self.close_window()
+        return {"observed": self._observed(ob) if ob is not None else None}
 
     def batch_outputs(self, msg):
         """The outputs of call `index` of the last batch (the judge picks it after the batch's reply)."""
@@ -492,6 +504,8 @@ def main(fd_in, fd_out, folder, device, namespaces=None):
         msg = json.loads(line)
         op = msg.get("op")
         try:
+            if op not in ("batch", "batch_outputs", "observed"):
+                side.close_window()
             emit({"ok": getattr(side, op)(msg)})
         except Hack as h:
             emit({"hack": str(h)})

@@ -9,7 +9,7 @@ import torch
 
 from kgo_harness.judge import checks, compare
 from kgo_harness.formats import cpu_honesty, ops
-from kgo_harness import memo, wire
+from kgo_harness import launches, memo, wire
 from kgo_harness.formats.contracts import LoadError, sha256_file
 from kgo_harness.protocol import is_cuda_fatal, case_seed, merge_verdicts
 from kgo_harness.judge.remote import KernelDied, KernelError, KernelHack
@@ -457,7 +457,6 @@ _REFERENCE_KERNELS = memo.Memo(64)
 def _reference_kernels(problem, shape, seed=0):
     """The GPU kernels the eager reference launches at `shape` (the judge's own code, so a warm harness asks the
     profiler once per reference, op, shape and dtype)."""
-    from kgo_harness import launches
     if problem.inputs_from == "kernel":
         return set()
     req = problem.req
@@ -505,7 +504,9 @@ def delegation_at(problem, shape, observed, allowed):
     own_gpu = [k for k in names if k not in ref_kernels and "at::native" not in k and _plain(k)]
     # The reference's own kernels launched by the call itself (ctypes into torch's library, a graph replaying them),
     # not by an aten op it may call (those are judged as aten ops).
-    ref_gpu = sorted({k for k, by in gpu if k in ref_kernels and _plain(k) and not by.startswith("aten::")})
+    # Only kernels linked to a call's own range count here: one the profiler could not link ("?") may be the
+    # harness's poison or copy, which some references launch too.
+    ref_gpu = sorted({k for k, by in gpu if k in ref_kernels and _plain(k) and by in (launches.MARK, launches.REPLAY)})
     torch_ops = sorted(a for a in aten if a[len("aten::"):] not in BENIGN_ATEN and a not in ref_ops)
     unallowed = [a for a in torch_ops if a[len("aten::"):] not in allowed and a not in allowed]
     # A CUDA solve()'s kernels come from its own shared object, which the profiler may not name (seen on an H200);

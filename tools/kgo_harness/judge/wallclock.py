@@ -52,23 +52,24 @@ def overhead_us(device, spot):
 
 
 def _observe(kp, observed):
-    """The observer's report of the batch just run (launches.Observer), kept for the size's delegation verdict."""
+    """Closes the observer window of the batches just run (launches.Observer) and keeps its report for the size's
+    delegation verdict (None: nothing was observed)."""
+    got = kp.call("observed").get("observed")
     if observed is not None:
-        observed.append(kp.call("observed").get("observed"))
+        observed.append(got)
 
 
-def batches(kp, spot, device, median, limit, graph=False, observed=None):
+def batches(kp, spot, device, median, limit, graph=False):
     """Runs the judge's timed batches: enough for about WALL_TARGET_US of the claimed time, and more (up to
     MAX_BATCHES) while the fastest is above `limit` (a busy machine slows some batches, a lie every one). Returns
     (judge's wall per call with the overhead taken off, the overhead per call, the calls checked). Raises Hack
     when a checked call's outputs are not what its batch committed or not the reference's for its inputs. The
-    observer's report of every batch (its capture in graph mode too) is appended to `observed`."""
+    batches run in one observer window of the kernel's process, which wall_check closes (`observed`)."""
     sets = spot.sets
     cost = overhead_us(device, spot) / sets
     count = int(max(MIN_BATCHES, min(MAX_BATCHES, math.ceil(WALL_TARGET_US / max(median * sets, 0.5)))))
     if graph:
         _round_trip(kp, fresh=spot.fresh_key(), sync=True)   # the graph's capture: not timed
-        _observe(kp, observed)
     empty = min(_round_trip(kp, empty=True)[0] for _ in range(3))
     walls = []
     for done in range(MAX_BATCHES):
@@ -88,7 +89,6 @@ def batches(kp, spot, device, median, limit, graph=False, observed=None):
             if not spot.check(j, outs, fresh):
                 raise Hack(f"call {j} of a timed batch (input set {j}, fresh values) returned outputs that do not "
                            "match the reference: calls of the batch were skipped or answered from stale results")
-        _observe(kp, observed)
     return max(min(walls) - cost, 0.0), cost, len(walls) * min(CHECKED, sets)
 
 
@@ -96,8 +96,8 @@ def host_us(kp, spot, sets, observed=None):
     """Host enqueue cost per call by this process's clock: a batch without the synchronize (then one outside it)."""
     empty = min(_round_trip(kp, empty=True)[0] for _ in range(2))
     seconds, _ = _round_trip(kp, fresh=spot.fresh_key(), sync=False)
-    _observe(kp, observed)
     kp.call("batch", empty=True, sync=True)
+    _observe(kp, observed)
     return max(seconds - min(empty, EMPTY_SHARE * seconds), 0.0) / sets * 1e6
 
 
@@ -115,10 +115,12 @@ def wall_check(kp, size, device, spot, observed=None):
     limit = (1.5 * median + 5.0 + GPU_REQUEST_US / spot.sets) if device == "cuda" else \
         (5.0 * median + 100.0 + CPU_REQUEST_US / spot.sets)
     try:
-        wall, cost, checked = batches(kp, spot, device, median, limit, size.get("mode") == "graph", observed)
+        wall, cost, checked = batches(kp, spot, device, median, limit, size.get("mode") == "graph")
     except Hack as e:
         size["reward_hack"] = str(e)
         return
+    finally:
+        _observe(kp, observed)
     size["wall_us"], size["wall_overhead_us"], size["wall_checked_calls"] = wall, cost, checked
     size["wall_host_us"] = None
     if wall + cost < median:
