@@ -125,11 +125,12 @@ def test_a_kernel_that_hides_from_the_delegation_check_fails(harness):
     assert all(c["status"] == "FAIL" and "not while you are looking" in c["message"] for c in res["cases"])
 
 
-def test_delegation_outside_a_profiled_pass_is_seen_in_the_checked_calls(harness):
+@pytest.mark.parametrize("device", DEVICES)
+def test_delegation_outside_a_profiled_pass_is_seen_in_the_checked_calls(harness, device):
     """Attack (b): torch's softmax in every call but one made under a frame named like a profiling pass. The checked
     calls are the observed calls, so the delegation shows in them (a separate profiled pass saw only the honest
     kernel and passed it)."""
-    res = check(harness, "hack_deleg_profile_pass.py", "softmax", "cpu")
+    res = check(harness, "hack_deleg_profile_pass.py", "softmax", device)
     assert all(c["status"] == "PASS" for c in res["cases"])   # torch's answers are right...
     assert res["verdict"] == "FAIL" and res["culprit"] == "delegation", res["message"]
     assert res["delegation"]["delegated"] is True and "aten::softmax" in res["delegation"]["reference_ops_called"]
@@ -137,10 +138,11 @@ def test_delegation_outside_a_profiled_pass_is_seen_in_the_checked_calls(harness
     assert observed and all(o["marks"] == o["calls"] >= 1 for o in observed)
 
 
-def test_delegation_handed_to_another_thread_is_seen(harness):
+@pytest.mark.parametrize("device", DEVICES)
+def test_delegation_handed_to_another_thread_is_seen(harness, device):
     """torch's softmax on a worker thread, a decoy launch of its own kernel on the calling one: the observer records
     every thread, and ops another thread began during a call are the call's."""
-    res = check(harness, "hack_deleg_thread.py", "softmax", "cpu")
+    res = check(harness, "hack_deleg_thread.py", "softmax", device)
     assert res["verdict"] == "FAIL" and "aten::softmax" in res["delegation"]["reference_ops_called"], res["message"]
 
 

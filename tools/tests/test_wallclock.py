@@ -55,15 +55,15 @@ def test_an_honest_kernel_agrees_with_the_judges_clock(harness, device, shape, r
     assert size["median_us"] <= size["wall_us"] + size["wall_overhead_us"] + 1e-6   # events never above it
 
 
+@pytest.mark.parametrize("device,shape,rotate", SETUPS)
 @pytest.mark.parametrize("name,why", [
     ("hack_deleg_unwatched.py", "timed sample calls ran none of the kernel file's own kernels"),   # (a)
     ("hack_deleg_batches.py", "aten::softmax, the torch op it replaces"),                          # (b)
     ("hack_deleg_after_k.py", "")])                                                                # (c)
-def test_delegation_in_timed_calls_is_observed(harness, name, why):
+def test_delegation_in_timed_calls_is_observed(harness, name, why, device, shape, rotate):
     """Attacks (a)-(c): torch's softmax only where a separate profiled pass would not look (no profiler on, a timed
     batch, after K calls). The judge's timed batches run in the observer's window and the kernel's timed samples count
     their own launches, so bench fails each, where it had recorded torch's time as the kernel's."""
-    device, shape, rotate = SETUPS[0]
     res = bench(harness, name, device, shape, rotate)
     size = res["sizes"][0]
     # (a) on the CPU: the interpreted kernel is far slower than torch, so the judge's clock also calls its samples
@@ -72,8 +72,8 @@ def test_delegation_in_timed_calls_is_observed(harness, name, why):
     assert why in size["delegation"]["message"], size["delegation"]["message"]
 
 
-def test_the_observer_passes_an_honest_kernel_and_reports_every_batch_call(harness):
-    device, shape, rotate = SETUPS[0]
+@pytest.mark.parametrize("device,shape,rotate", SETUPS)
+def test_the_observer_passes_an_honest_kernel_and_reports_every_batch_call(harness, device, shape, rotate):
     res = harness(command="bench", kernel=str(TEMPLATES / "softmax" / "v1_baseline.py"), op="softmax", device=device,
                   shapes=[shape], bench={"runs": 5, "precision_pct": 0, "baselines": [], "rotate": rotate})
     deleg = res["sizes"][0]["delegation"]
