@@ -246,7 +246,9 @@ class Observer:
             return None
         kind = _device_cpu()
         events = list(self.prof.kineto_results.events())
-        cpu = [e for e in events if e.device_type() == kind]
+        # PyTorch's own events only: a GPU kernel is linked to the op that ran when it was launched, by that op's
+        # id; the CUDA runtime's and driver's events keep ids of another count, which must not be read as ops'.
+        cpu = [e for e in events if e.device_type() == kind and e.activity_type() in ("cpu_op", "user_annotation")]
         marks = [e for e in cpu if e.name() in (MARK, REPLAY)]
         spans = sorted((m.start_ns(), m.start_ns() + m.duration_ns()) for m in marks)
 
