@@ -443,10 +443,16 @@ def delegation(problem, cases, allowed):
                            "verdict rests only on observed calls"}
     result = {"checked": False, "delegated": None, "own_launches": None, "reference_ops_called": [],
               "gpu_kernels": [], "message": "not run (no case ran the kernel)"}
+    calls = 0
     for shape, observed in by_shape.items():
         result = delegation_at(problem, list(shape), observed, allowed)
+        calls += result.get("calls_observed", 0)
         if result["delegated"]:
             break
+    if result["checked"] and not result["delegated"]:
+        result["calls_observed"] = calls
+        result["message"] = (f"own kernels ran in all {calls} observed calls at {len(by_shape)} shapes: "
+                             f"{result['message'].split(': ', 1)[-1]}")
     result["shapes_checked"] = len(by_shape)
     return result
 
