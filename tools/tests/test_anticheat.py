@@ -1,9 +1,11 @@
 """Anti-cheat: one test per way a kernel can look right or fast without being so. Each must be caught.
 Runs on the CPU (Triton interpreter) and, where a GPU is present, on the GPU too."""
 # ctest-cost: 19
+import pathlib
+
 import pytest
 
-from conftest import DEVICES, HAS_CUDA, KERNELS, SMALL, kernel
+from conftest import DEVICES, HAS_CUDA, KERNELS, ROOT, SMALL, kernel, run_cli
 
 
 def check(harness, name, op, device, **extra):
@@ -142,3 +144,22 @@ def test_kernel_bundles_unpack_to_one_file_each_and_refuse_bad_paths(tmp_path):
             kernel_files.unpack(bundle)
     bundle.write_text(f"{h}a.py\nx = 1\n{h}sub/b.py\ny = 2\n")
     assert kernel_files.unpack(bundle) == {"a.py": "x = 1\n", "sub/b.py": "y = 2\n"}
+
+
+# Issue 33: a warm judge (its caches, a template's spare kernel processes) must judge as a cold one-shot harness does.
+SAME_EITHER_WAY = [("cheat_cached.py", "gelu"), ("cheat_delegate.py", "softmax"),
+                   (ROOT / "examples" / "softmax" / "kernel.py", "softmax")]
+
+
+def test_a_warm_judge_and_its_spares_give_a_cold_starts_verdicts(harness):
+    warm, cold = [], []
+    for name, op in SAME_EITHER_WAY:
+        req = dict(kernel=str(name) if isinstance(name, pathlib.Path) else kernel(name), op=op, device="cpu",
+                   trials=2, shapes=SMALL, edge_shapes=False)
+        res = harness(**req)
+        warm.append((res["verdict"], [c["status"] for c in res["cases"]], res["delegation"]["delegated"]))
+        _, res, err = run_cli("check", req)
+        assert res is not None, err[-2000:]
+        cold.append((res["verdict"], [c["status"] for c in res["cases"]], res["delegation"]["delegated"]))
+    assert warm == cold
+    assert [v for v, _, _ in warm] == ["FAIL", "FAIL", "PASS"]
