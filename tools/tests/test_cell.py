@@ -231,3 +231,27 @@ def test_the_same_sources_in_another_workspace_share_their_compile_cache(tmp_pat
     other.write_text(other.read_text() + "\n# another kernel\n")
     run_cli("check", request(other), env=env)
     assert len(list((cache / "cells").iterdir())) == 2
+
+
+def test_a_dead_judges_cell_root_is_removed_by_the_next_judge():
+    """A judge killed before its cleanup leaves its root of cell folders in /dev/shm; the next judge removes the
+    roots whose judge no longer runs, and no other."""
+    import subprocess
+    import tempfile
+    base = "/dev/shm" if os.access("/dev/shm", os.W_OK) else tempfile.gettempdir()
+    dead = subprocess.Popen(["true"])
+    dead.wait()
+    alive = subprocess.Popen(["sleep", "60"])
+    try:
+        orphan = pathlib.Path(tempfile.mkdtemp(prefix=f"kgo-cells-{dead.pid}-", dir=base))
+        (orphan / "c1-1").mkdir()
+        kept = pathlib.Path(tempfile.mkdtemp(prefix=f"kgo-cells-{alive.pid}-", dir=base))
+        code = ("import shutil; from kgo_harness.judge import cellfs; r = cellfs.root(); print(r); "
+                "shutil.rmtree(r)")
+        r = subprocess.run([sys.executable, "-I", "-c", f"import sys; sys.path.insert(0, {str(ROOT / 'tools')!r}); "
+                            + code], capture_output=True, text=True, timeout=60)
+        assert r.returncode == 0, r.stderr
+        assert not orphan.exists() and kept.exists()
+    finally:
+        alive.kill()
+        shutil.rmtree(kept, ignore_errors=True)

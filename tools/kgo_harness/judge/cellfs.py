@@ -18,9 +18,11 @@ _ROOT = {}
 
 
 def root():
-    """This judge's root of cell folders (made on first use, removed by `cleanup`)."""
+    """This judge's root of cell folders (made on first use, removed by `cleanup`; the roots of judges that died
+    without removing theirs are removed then too)."""
     if "path" not in _ROOT:
         base = "/dev/shm" if os.path.isdir("/dev/shm") and os.access("/dev/shm", os.W_OK) else None
+        remove_orphans(base or tempfile.gettempdir())
         path = tempfile.mkdtemp(prefix=f"{PREFIX}{os.getpid()}-", dir=base)
         os.chmod(path, 0o755)
         _ROOT["path"] = path
@@ -120,6 +122,22 @@ def cleanup():
     path = _ROOT.pop("path", None)
     if path:
         shutil.rmtree(path, ignore_errors=True)
+
+
+def remove_orphans(base):
+    """Removes this user's cell roots in `base` whose judge (the pid in the name) no longer runs: a judge killed
+    before its cleanup (by kgo's outer limit, a signal, the machine) leaves its root behind, and /dev/shm is memory."""
+    import glob
+    for path in glob.glob(os.path.join(base, f"{PREFIX}*-*")):
+        try:
+            pid = int(os.path.basename(path)[len(PREFIX):].split("-", 1)[0])
+            if os.stat(path).st_uid != os.geteuid() or pid == os.getpid():
+                continue
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            shutil.rmtree(path, ignore_errors=True)
+        except (ValueError, OSError):
+            continue
 
 
 def remove_of(judge_pid):
