@@ -2,7 +2,7 @@
 compiles itself (torch.utils.cpp_extension.load_inline/load, cupy RawKernel/RawModule, numba.cuda.jit), counted
 so the checker knows whether the kernel file's own kernels ran (installed once per worker, before any kernel
 module is imported; `watch_source` before each import), and the aten ops and GPU kernels torch's profiler saw
-(profiled)."""
+(profiled; Observer: the window every checked or timed call of the kernel runs in)."""
 import collections
 import functools
 import re
@@ -166,3 +166,106 @@ def profiled(run, cuda):
     events = list(prof.function_events)
     return ({e.name for e in events if e.name.startswith("aten::")},
             {e.name for e in events if str(getattr(e, "device_type", "")).endswith("CUDA")})
+
+
+# --- the observer of every kernel call a verdict rests on ---------------------------------------------------
+MARK, REPLAY = "kgo::kernel_call", "kgo::graph_replay"
+_CPU = None
+
+
+def _device_cpu():
+    global _CPU
+    if _CPU is None:
+        from torch.autograd import DeviceType
+        _CPU = DeviceType.CPU
+    return _CPU
+
+
+def _mark(name):
+    """A profiler range around one call: torch's C++ fast form where present (about 1 us against 10-40 us for
+    record_function's Python one on the build machine), else record_function."""
+    import torch
+    fast = getattr(getattr(torch._C, "_profiler", None), "_RecordFunctionFast", None)
+    if fast is not None:
+        return fast(name)
+    from torch.autograd.profiler import record_function
+    return record_function(name)
+
+
+class Observer:
+    """One observation window, the same for every kernel call whose outputs are checked or whose time the judge
+    takes (a checked case's runs, a timed batch's calls; PROTOCOL.md "Delegation"): torch's autograd profiler on
+    for the window (one start per request, not per call), each call marked by `call` (a CUDA graph's replay by
+    `replay`), so the harness's own work in the window (poison, fresh inputs, digests) is not the kernel's. The
+    report (`report`) gives, of the marked calls only: the aten ops, the GPU kernels launched (with the op that
+    launched each), and the file's own launches per call. A window that cannot start or stop raises: the caller's
+    request fails, and with it the kernel's verdict."""
+
+    def __init__(self, cuda, on=True):
+        self.cuda, self.on, self.prof, self.own_calls, self.replays = cuda, on, None, [], 0
+
+    def __enter__(self):
+        from torch.autograd import profiler
+        self.before = snapshot()
+        if not self.on:   # a request whose verdict needs no observation (delegation off): the calls run plain
+            return self
+        try:   # every thread's ops: work a call hands to another thread is the call's
+            from torch._C._profiler import _ExperimentalConfig
+            config = {"experimental_config": _ExperimentalConfig(profile_all_threads=True)}
+        except (ImportError, TypeError):
+            config = {}
+        self.prof = profiler.profile(use_device="cuda" if self.cuda else None, **config)
+        self.prof.__enter__()
+        return self
+
+    def __exit__(self, *exc):
+        if self.prof is not None:
+            self.prof.__exit__(*exc)
+        return False
+
+    def call(self, fn, *args):
+        before = total()
+        try:
+            with _mark(MARK):
+                return fn(*args)
+        finally:
+            self.own_calls.append(total() - before)
+
+    def replay(self, fn):
+        self.replays += 1
+        with _mark(REPLAY):
+            return fn()
+
+    def report(self):
+        """{calls, own_calls, replays, marks, aten, gpu: [[kernel, launching op or "?"]], own: {name: launches}}.
+        Read from the profiler's raw events (torch's FunctionEvent tree costs about 5 times as much): an op is a
+        call's when it began inside a call's mark, on any thread (work handed to a thread pool is the call's); a GPU
+        kernel when the CPU event it is linked to (what was running when it was launched) is a call's, or when it is
+        linked to none."""
+        if self.prof is None:
+            return None
+        kind = _device_cpu()
+        events = list(self.prof.kineto_results.events())
+        # PyTorch's own events only: a GPU kernel is linked to the op that ran when it was launched, by that op's
+        # id; the CUDA runtime's and driver's events keep ids of another count, which must not be read as ops'.
+        cpu = [e for e in events if e.device_type() == kind and e.activity_type() in ("cpu_op", "user_annotation")]
+        marks = [e for e in cpu if e.name() in (MARK, REPLAY)]
+        spans = sorted((m.start_ns(), m.start_ns() + m.duration_ns()) for m in marks)
+
+        def inside(t):
+            return any(a <= t <= b for a, b in spans)
+        mine = {e.correlation_id(): e.name() for e in cpu if e.name() in (MARK, REPLAY) or inside(e.start_ns())}
+        known = {e.correlation_id() for e in cpu}
+        aten = {n for n in mine.values() if n.startswith("aten::")}
+        gpu = set()
+        for e in events:
+            if e.device_type() == kind:
+                continue
+            by = e.linked_correlation_id()
+            if by in mine:
+                gpu.add((e.name(), mine[by]))
+            elif by not in known:
+                gpu.add((e.name(), "?"))
+        return {"calls": len(self.own_calls), "own_calls": list(self.own_calls), "replays": self.replays,
+                "marks": len(marks), "aten": sorted(aten), "gpu": sorted(map(list, gpu)),
+                "own": {k: v - self.before.get(k, 0) for k, v in snapshot().items() if v > self.before.get(k, 0)}}

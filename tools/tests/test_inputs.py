@@ -118,8 +118,11 @@ def test_bench_times_fresh_judge_made_input_sets(harness):
     """Timed calls on the seed contract rotate through input sets the judge made from distinct seeds: a kernel
     whose own setup() ignored the seed (every set the same) and that replays a memo fails the timed-output
     check once the judge makes the sets."""
+    # delegation off: its memo replays launch nothing, which the delegation verdict fails too; this test holds the
+    # judge-made sets alone.
     req = dict(device="cpu", kernel=kernel("hack_setup_fixed_seed.py"), reference=kernel("seed_ref.py"),
-               shapes=[[16, 64]], command="bench", bench={"runs": 3, "baselines": [], "rotate": 2, "warmup": 1})
+               shapes=[[16, 64]], command="bench", bench={"runs": 3, "baselines": [], "rotate": 2, "warmup": 1},
+               delegation=False)
     without = harness(**req)
     assert without["verdict"] == "PASS", f"the attack should pass without the defence: {without['message']}"
     res = harness(**req, problem=kernel("seed_add.py"))

@@ -53,6 +53,27 @@ def test_an_honest_kernel_agrees_with_the_judges_clock(harness, device, shape, r
     assert size["wall_checked_calls"] >= wallclock.MIN_BATCHES * wallclock.CHECKED
     assert size["wall_us"] > 0 and size["wall_overhead_us"] >= 0 and size["timed_by"] in ("kernel", "judge")
     assert size["median_us"] <= size["wall_us"] + size["wall_overhead_us"] + 1e-6   # events never above it
+    # Its timed batches' calls were all observed, and no false alarm: own kernels in every call and sample.
+    deleg = size["delegation"]
+    assert deleg["delegated"] is False and deleg["sample_calls_without_own"] == 0, deleg
+    assert deleg["calls_observed"] >= wallclock.MIN_BATCHES * rotate
+
+
+@pytest.mark.parametrize("device,shape,rotate", SETUPS)
+@pytest.mark.parametrize("name,why", [
+    ("hack_deleg_unwatched.py", "timed sample calls ran none of the kernel file's own kernels"),   # (a)
+    ("hack_deleg_batches.py", "aten::softmax, the torch op it replaces"),                          # (b)
+    ("hack_deleg_after_k.py", "")])                                                                # (c)
+def test_delegation_in_timed_calls_is_observed(harness, name, why, device, shape, rotate):
+    """Attacks (a)-(c): torch's softmax only where a separate profiled pass would not look (no profiler on, a timed
+    batch, after K calls). The judge's timed batches run in the observer's window and the kernel's timed samples count
+    their own launches, so bench fails each, where it had recorded torch's time as the kernel's."""
+    res = bench(harness, name, device, shape, rotate)
+    size = res["sizes"][0]
+    # (a) on the CPU: the interpreted kernel is far slower than torch, so the judge's clock also calls its samples
+    # faked (REWARD_HACK); on a GPU, where the two are close, the delegation verdict alone fails it.
+    assert res["verdict"] in ("FAIL", "REWARD_HACK") and size["delegation"]["delegated"] is True, res["message"]
+    assert why in size["delegation"]["message"], size["delegation"]["message"]
 
 
 @pytest.mark.skipif(not HAS_CUDA, reason="needs a CUDA GPU")
@@ -77,6 +98,8 @@ class _Batches:
     def call(self, op, **msg):
         if op == "batch_outputs":
             return {"outputs": self.outs[msg["index"]]}
+        if op == "observed":
+            return {"observed": None}
         if msg.get("empty"):
             return {}
         time.sleep(self.sets * (self.synced_us if msg.get("sync") else self.host_us) / 1e6)

@@ -22,8 +22,9 @@ def time_shape(side, msg):
     sets = int(msg.get("sets") or timing.rotate_count(o["rotate"], set_bytes, l2))  # the judge's, if it made them
     cases = [first] + [problem.case(shape, seed + r, 0) for r in range(1, sets)]
     fresh = _Fresh(cases, msg.get("fresh"))
-    call = timing.make_calls(cases, "kernel")
-    side.timed_call, side.timed_cases, side.timed_fresh, side.timed_graph = call, cases, fresh, None
+    side.timed_call, side.timed_cases, side.timed_fresh, side.timed_graph = \
+        timing.make_calls(cases, "kernel"), cases, fresh, None
+    call, own = _tallied(side.timed_call)
     timer.ledger.update(device_s=0.0, compile_s=0.0, warmup_s=0.0)
     timer.first_call(call, sets)
     est, _ = timer.events(call, sets, 3)
@@ -51,7 +52,23 @@ def time_shape(side, msg):
     return {"samples": samples, "mode": mode, "note": note, "rotate": sets, "synced_us": synced, "pending_us": pending,
             "flush_l2": timer.flush is not None, "set_bytes": set_bytes, "host_call_us": timer.host_call_us,
             "outputs": wire.send(side.folder, named, bool(msg.get("ipc"))), "fresh": said,
-            "ledger": dict(timer.ledger)}
+            "ledger": dict(timer.ledger), "own_calls": {"calls": len(own), "without_own": own.count(0)}}
+
+
+def _tallied(call):
+    """`call` counting the file's own launches of each call (launches: always on in this process, so nothing
+    differs while counted): the kernel's timed samples are its own word on its time, held against the judge's
+    observed batches, and a sample call that ran none of the file's own kernels is work done by torch."""
+    from kgo_harness import launches
+    own = []
+
+    def tallied(r):
+        before = launches.total()
+        try:
+            return call(r)
+        finally:
+            own.append(launches.total() - before)
+    return tallied, own
 
 
 class _Fresh:

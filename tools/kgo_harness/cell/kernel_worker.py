@@ -30,6 +30,7 @@ class KernelSide:
         self.memory_cap_mb = None
         self.narrowed = False
         self.memory_limit_mb = self.memory_device = None
+        self.window = None   # the timed batches' observer window (batch, observed)
 
     def verify(self, when):
         from kgo_harness.cell import guard
@@ -136,51 +137,46 @@ class KernelSide:
                 _substitute(case, name, t, prev)
 
     def execute(self, msg):
-        from kgo_harness import wire
+        """A checked case's runs, every one of them in the observer's window (launches.Observer): the calls whose
+        outputs the judge checks are the calls it observes, so no call of a verdict runs unobserved."""
+        from kgo_harness import launches, wire
         wire.release()
         ipc = bool(msg.get("ipc"))
         case = self.cases[msg["key"]]
         torch = self.torch
         cuda = self.problem.device == "cuda"
         start = time.perf_counter()
-        if cuda and (msg.get("synced") or tuple(case.shape) not in self.warmed):
-            # Compile first: a JIT compile inside the ordered run would outlast the input delay.
-            self.warmed.add(tuple(case.shape))
-            synced = execute_synced(case)
-            if msg.get("synced"):
-                return {"outputs": wire.send(self.folder, _named(case, synced), ipc), "seconds": 0.0}
-        before = {k: t.clone() for k, t in case.input_tensors().items()}
-        runs = []
-        for k in range(msg.get("repeat", 1)):
-            # The inputs arrive late in the first run only (the side-stream test); a repeat is for determinism.
-            runs.append(execute(case, cuda, torch, delayed=k == 0))
+        synced, runs = None, []
+        with launches.Observer(cuda, on=bool(msg.get("observe", True))) as ob:
+            if cuda and (msg.get("synced") or tuple(case.shape) not in self.warmed):
+                # Compile first: a JIT compile inside the ordered run would outlast the input delay.
+                self.warmed.add(tuple(case.shape))
+                synced = execute_synced(case, ob)
+            if not msg.get("synced"):
+                before = {k: t.clone() for k, t in case.input_tensors().items()}
+                for k in range(msg.get("repeat", 1)):
+                    # The inputs arrive late in the first run only (the side-stream test); a repeat: determinism.
+                    runs.append(execute(case, cuda, torch, delayed=k == 0, observer=ob))
+        seconds = time.perf_counter() - start   # the runs' time, not the report's
+        observed = self._observed(ob)
+        if msg.get("synced"):
+            return {"outputs": wire.send(self.folder, _named(case, synced), ipc), "seconds": 0.0, "observed": observed}
         changed = [k for k, t in case.input_tensors().items() if not _same_bits(t, before[k])]
         self.verify("during the run")
         return {"outputs": [wire.send(self.folder, _named(case, r), ipc) for r in runs], "changed_inputs": changed,
-                "seconds": time.perf_counter() - start}
+                "seconds": seconds, "observed": observed}
+
+    def _observed(self, ob):
+        self.verify("while observed")
+        return ob.report() if ob.on else None
 
     def resend(self, msg):
         from kgo_harness import wire
         return wire.resend(self.folder, str(msg["file"]))
 
-    def profile(self, msg):
-        from kgo_harness import launches
-        torch = self.torch
-        case = self.problem.case(list(msg["shape"]), msg["seed"], 0)
-        case.poison_outputs()
-        case.run()  # compile outside the profiled call
-        self.sync()
-        launches.reset()
-        # The GPU kernels' names at the first shape (full); the aten ops and own launches at every one.
-        full = bool(msg.get("full", True))
-        aten, gpu = launches.profiled(lambda: (case.run(), self.sync()), full and self.problem.device == "cuda")
-        own = launches.snapshot()
-        self.verify("during the profiled run")
-        return {"aten": sorted(aten), "gpu": sorted(gpu), "own": own}
-
     def time(self, msg):
         from kgo_harness.cell import bench_kernel
-        from kgo_harness import wire
+        from kgo_harness import launches, wire
         wire.release()
         with production_settings(self.torch):
             out = bench_kernel.time_shape(self, msg)
@@ -189,8 +185,9 @@ class KernelSide:
             # Timed outputs can be right while the work escapes the caller's stream (a buffer the allocator
             # hands back still holds an earlier result). Once more per input set as check runs it: inputs
             # arriving late on the caller's stream, outputs poisoned; work not ordered after them reads poison.
-            ordered = [execute(c, True, self.torch) for c in self.timed_cases]
-            self.verify("during the ordered runs")
+            with launches.Observer(True) as ob:
+                ordered = [execute(c, True, self.torch, observer=ob) for c in self.timed_cases]
+            out["observed"] = self._observed(ob)
             out["ordered_outputs"] = wire.send(self.folder, [(f"set{r}.out{i}", t) for r, o in enumerate(ordered)
                                                              for i, t in enumerate(o or [])], bool(msg.get("ipc")))
         return out
@@ -198,11 +195,14 @@ class KernelSide:
     def batch(self, msg):
         """One timed batch, which the judge times around this request with its own clock (judge/wallclock.py): every
         timed input set gets fresh values from the judge's `fresh` number, then one call per set back to back (in
-        graph mode one replay of a graph of them), a device synchronize, and a digest of each call's outputs
-        (timing.digests); the outputs are kept for `batch_outputs` until the next batch. `sync` false: the calls
-        only, no synchronize and no digests (the host's enqueue cost); `empty`: nothing."""
+        graph mode one replay of a graph of them, captured in the first batch), a device synchronize, and a digest of
+        each call's outputs (timing.digests); the outputs are kept for `batch_outputs` until the next batch. The calls
+        (the capture's, each replay) run in the observer's window, opened by the first batch request of a size and
+        closed by `observed`, so no timed request pays its start or stop. `sync` false: the calls only, no
+        synchronize and no digests (the host's enqueue cost); `empty`: nothing."""
         from kgo_harness import timing
         self.held = None
+        ob = self._batch_window()
         if msg.get("empty"):
             if msg.get("sync"):
                 self.sync()
@@ -212,17 +212,37 @@ class KernelSide:
                 self.timed_fresh.reset_all(int(msg["fresh"]))
             if self.timed_mode == "graph":
                 if self.timed_graph is None:
-                    self.timed_graph = timing.capture(self.timed_call, len(self.timed_cases))
+                    self.timed_graph = timing.capture(lambda r: ob.call(self.timed_call, r), len(self.timed_cases))
                 graph, outs = self.timed_graph
-                graph.replay()
+                ob.replay(graph.replay)
             else:
-                outs = [self.timed_call(r) for r in range(len(self.timed_cases))]
+                outs = [ob.call(self.timed_call, r) for r in range(len(self.timed_cases))]
             if not msg.get("sync", True):
                 return {}
             self.sync()
             digests = timing.digests(outs)
         self.held = outs
         return {"digests": digests}
+
+    def _batch_window(self):
+        from kgo_harness import launches
+        if self.window is None:
+            self.window = launches.Observer(self.problem.device == "cuda").__enter__()
+        return self.window
+
+    def close_window(self):
+        """Closes the timed batches' observer window; returns it (None when none was open). Called before every
+        request that is not part of the batches, so a window the judge left open never covers other calls."""
+        ob, self.window = self.window, None
+        if ob is not None:
+            self.sync()
+            ob.__exit__(None, None, None)
+        return ob
+
+    def observed(self, msg):
+        """The observer's report of the timed batches since the window opened (launches.Observer.report)."""
+        ob = self.close_window()
+        return {"observed": self._observed(ob) if ob is not None else None}
 
     def batch_outputs(self, msg):
         """The outputs of call `index` of the last batch (the judge picks it after the batch's reply)."""
@@ -324,9 +344,10 @@ def prepare_template():
         _real_file(module)
 
 
-def execute(case, cuda, torch, delayed=True):
+def execute(case, cuda, torch, delayed=True, observer=None):
     """Runs the kernel once on poisoned outputs; returns the outputs as snapshots taken in stream order. With
-    `delayed` (GPU), the inputs are poisoned and get their values back only after a delay on the caller's stream."""
+    `delayed` (GPU), the inputs are poisoned and get their values back only after a delay on the caller's stream.
+    `observer` (launches.Observer): the call runs in its window, marked."""
     case.poison_outputs()
     if cuda and delayed:
         staged = [(t, t.clone()) for t in case.input_tensors().values()]
@@ -338,7 +359,7 @@ def execute(case, cuda, torch, delayed=True):
         torch.cuda._sleep(SLEEP_CYCLES)
         for t, s in staged:
             t.copy_(s)
-    raw = case.run()
+    raw = observer.call(case.run) if observer is not None else case.run()
     snap = None if raw is None else [o.clone() if type(o) is torch.Tensor else o for o in raw]
     if cuda:
         torch.cuda.synchronize()
@@ -376,14 +397,14 @@ def deterministic_algorithms(torch, mode, warn_only=False):
     torch._C._set_deterministic_algorithms(mode, warn_only=warn_only)
 
 
-def execute_synced(case):
-    """The same run with full device synchronization around it (diagnoses missing stream ordering). The NaN
-    fill of new allocations is off here: on the caller's stream it would race with side-stream work."""
+def execute_synced(case, observer):
+    """The same run with full device synchronization around it (diagnoses missing stream ordering), observed. The
+    NaN fill of new allocations is off here: on the caller's stream it would race with side-stream work."""
     import torch
     case.poison_outputs()
     torch.cuda.synchronize()
     with nan_fill_off(torch):
-        raw = case.run()
+        raw = observer.call(case.run)
     torch.cuda.synchronize()
     return [o.clone() if type(o) is torch.Tensor else o for o in raw] if raw is not None else None
 
@@ -484,6 +505,8 @@ def main(fd_in, fd_out, folder, device, namespaces=None):
         msg = json.loads(line)
         op = msg.get("op")
         try:
+            if op not in ("batch", "batch_outputs", "observed"):
+                side.close_window()
             emit({"ok": getattr(side, op)(msg)})
         except Hack as h:
             emit({"hack": str(h)})

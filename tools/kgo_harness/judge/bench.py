@@ -153,9 +153,17 @@ def bench_size(req, problem, kp, timer, shape, index, tol, work, warnings):
             size["message"] = (f"work escapes the caller's stream: {synced:.1f} us with a device synchronize vs "
                                f"{size['median_us']:.1f} us stream-ordered; reporting the synchronized time")
             size["median_us"] = synced
+    observed = [got["observed"]] if got.get("observed") is not None else []   # the ordered runs (GPU)
     if size["outputs_checked"] is not False:   # wrong timed outputs already FAIL; their time is not recorded
-        wallclock.wall_check(kp, size, device, spot)
+        wallclock.wall_check(kp, size, device, spot, observed)
+    # Decided also beside a faked time when the batches ran (a kernel that delegates only in its samples is
+    # often caught by the clock too, where its own kernel is much slower than torch's).
+    if req["delegation"] and size["outputs_checked"] is not False and (observed or not size.get("reward_hack")):
+        size["delegation"] = delegation(req, problem, shape, observed, got.get("own_calls"))
     if size.get("reward_hack"):
+        return size
+    if (size.get("delegation") or {}).get("delegated"):
+        size["message"] = f"delegation: {size['delegation']['message']}"
         return size
     for kind in req["bench"]["baselines"]:
         size.update(baseline(kind, problem, cases, timer, sets, mode, o["runs"], warnings))
@@ -176,6 +184,22 @@ def bench_size(req, problem, kp, timer, shape, index, tol, work, warnings):
     for k in ("eager_us", "compile_us"):
         size.setdefault(k, None)
     return size
+
+
+def delegation(req, problem, shape, observed, samples):
+    """The size's delegation verdict (check.delegation_at) from what the observer saw of the judge's timed batches
+    (and, on the GPU, the ordered runs): the calls whose time bounds the recorded one. The kernel's own timed samples
+    are its word on its time, held against those batches by the judge's clock (wallclock.py); their own launches
+    are counted (`samples`), and a sample call that ran none of the file's own kernels is delegation too."""
+    got = check.delegation_at(problem, list(shape), observed, set(req.get("allow_ops") or []))
+    bare = int((samples or {}).get("without_own") or 0) if isinstance(samples, dict) else None
+    if bare is None:
+        got.update(delegated=True, message=f"shape {shape}: the timed samples' launches were not reported")
+    elif bare and problem.contract != "cuda" and not got["delegated"]:
+        got.update(delegated=True, message=f"shape {shape}: {bare} of {samples.get('calls')} timed sample calls "
+                                           "ran none of the kernel file's own kernels; the work was done by torch")
+    got["sample_calls_without_own"] = bare
+    return got
 
 
 class Spot:
@@ -271,7 +295,8 @@ def geomean(values):
 
 def finish(sizes, before, after, warnings):
     hacks = [s for s in sizes if s.get("reward_hack")]
-    bad = [s for s in sizes if s.get("outputs_checked") is False or s.get("stream_escape")]
+    bad = [s for s in sizes if s.get("outputs_checked") is False or s.get("stream_escape")
+           or (s.get("delegation") or {}).get("delegated")]
     verdict = "REWARD_HACK" if hacks else "FAIL" if bad else "PASS"
     if hacks:
         message = f"shape {hacks[0]['shape']}: {hacks[0]['reward_hack']}"

@@ -13,7 +13,7 @@ from typing import Callable
 @dataclass
 class Evidence:
     cases: list        # the case reports of run_case (their per-case fields feed the checks)
-    delegation: dict   # the delegation run's report (check.delegation), or its "not run" stand-in
+    delegation: dict   # the delegation verdict from the observed calls (check.delegation), or its "not run" stand-in
     device: str        # "cuda" or "cpu"
 
 

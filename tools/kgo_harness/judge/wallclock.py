@@ -51,11 +51,20 @@ def overhead_us(device, spot):
     return min(once() for _ in range(2))
 
 
+def _observe(kp, observed):
+    """Closes the observer window of the batches just run (launches.Observer) and keeps its report for the size's
+    delegation verdict (None: nothing was observed)."""
+    got = kp.call("observed").get("observed")
+    if observed is not None:
+        observed.append(got)
+
+
 def batches(kp, spot, device, median, limit, graph=False):
     """Runs the judge's timed batches: enough for about WALL_TARGET_US of the claimed time, and more (up to
     MAX_BATCHES) while the fastest is above `limit` (a busy machine slows some batches, a lie every one). Returns
     (judge's wall per call with the overhead taken off, the overhead per call, the calls checked). Raises Hack
-    when a checked call's outputs are not what its batch committed or not the reference's for its inputs."""
+    when a checked call's outputs are not what its batch committed or not the reference's for its inputs. The
+    batches run in one observer window of the kernel's process, which wall_check closes (`observed`)."""
     sets = spot.sets
     cost = overhead_us(device, spot) / sets
     count = int(max(MIN_BATCHES, min(MAX_BATCHES, math.ceil(WALL_TARGET_US / max(median * sets, 0.5)))))
@@ -83,15 +92,16 @@ def batches(kp, spot, device, median, limit, graph=False):
     return max(min(walls) - cost, 0.0), cost, len(walls) * min(CHECKED, sets)
 
 
-def host_us(kp, spot, sets):
+def host_us(kp, spot, sets, observed=None):
     """Host enqueue cost per call by this process's clock: a batch without the synchronize (then one outside it)."""
     empty = min(_round_trip(kp, empty=True)[0] for _ in range(2))
     seconds, _ = _round_trip(kp, fresh=spot.fresh_key(), sync=False)
     kp.call("batch", empty=True, sync=True)
+    _observe(kp, observed)
     return max(seconds - min(empty, EMPTY_SHARE * seconds), 0.0) / sets * 1e6
 
 
-def wall_check(kp, size, device, spot):
+def wall_check(kp, size, device, spot, observed=None):
     """Holds the kernel's median against the judge's clock. The judge's time per call (batches, overhead off) may
     exceed the median by at most 1.5 x + 5 us + GPU_REQUEST_US / sets on the GPU (5 x + 100 us + CPU_REQUEST_US / sets
     on the CPU, where
@@ -109,6 +119,8 @@ def wall_check(kp, size, device, spot):
     except Hack as e:
         size["reward_hack"] = str(e)
         return
+    finally:
+        _observe(kp, observed)
     size["wall_us"], size["wall_overhead_us"], size["wall_checked_calls"] = wall, cost, checked
     size["wall_host_us"] = None
     if wall + cost < median:
@@ -116,7 +128,7 @@ def wall_check(kp, size, device, spot):
         return
     if wall <= limit:
         return
-    host = host_us(kp, spot, spot.sets) if device == "cuda" else 0.0
+    host = host_us(kp, spot, spot.sets, observed) if device == "cuda" else 0.0
     size["wall_host_us"] = host if device == "cuda" else None
     if device == "cuda" and wall <= limit + host:
         size["median_us"], size["timed_by"] = wall, "judge"
