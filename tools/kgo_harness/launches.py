@@ -237,35 +237,57 @@ class Observer:
             return fn()
 
     def report(self):
-        """{calls, own_calls, replays, marks, aten, gpu: [[kernel, launching op or "?"]], own: {name: launches}}.
-        Read from the profiler's raw events (torch's FunctionEvent tree costs about 5 times as much): an op is a
-        call's when it began inside a call's mark, on any thread (work handed to a thread pool is the call's); a GPU
-        kernel when the CPU event it is linked to (what was running when it was launched) is a call's, or when it is
-        linked to none."""
+        """{calls, own_calls, replays, marks, aten, gpu: [[kernel, launching op or "?"]], own: {name: launches}}, or
+        None where torch's events cannot be read (the observation is missing, which fails the verdict; the reason goes
+        to stderr). Read from the profiler's raw events (torch's FunctionEvent tree costs about 5 times as much): an
+        op is a call's when it began inside a call's mark, on any thread (work handed to a thread pool is the call's);
+        a GPU kernel when the CPU event it is linked to (what was running when it was launched) is a call's, or when
+        it is linked to none."""
         if self.prof is None:
             return None
-        kind = _device_cpu()
-        events = list(self.prof.kineto_results.events())
-        # PyTorch's own events only: a GPU kernel is linked to the op that ran when it was launched, by that op's
-        # id; the CUDA runtime's and driver's events keep ids of another count, which must not be read as ops'.
-        cpu = [e for e in events if e.device_type() == kind and e.activity_type() in ("cpu_op", "user_annotation")]
-        marks = [e for e in cpu if e.name() in (MARK, REPLAY)]
-        spans = sorted((m.start_ns(), m.start_ns() + m.duration_ns()) for m in marks)
+        try:
+            cpu, device = read_events(self.prof.kineto_results.events())
+        except (AttributeError, TypeError) as e:   # a torch whose event API this reader does not know
+            import sys
+            import torch
+            sys.stderr.write(f"kgo observer: torch {torch.__version__}'s profiler events unreadable ({e}); the "
+                             "calls count as not observed\n")
+            return None
+        marks = [e for e in cpu if e[0] in (MARK, REPLAY)]
+        spans = sorted((start, end) for _, _, start, end in marks)
 
         def inside(t):
             return any(a <= t <= b for a, b in spans)
-        mine = {e.correlation_id(): e.name() for e in cpu if e.name() in (MARK, REPLAY) or inside(e.start_ns())}
-        known = {e.correlation_id() for e in cpu}
+        mine = {cid: name for name, cid, start, _ in cpu if name in (MARK, REPLAY) or inside(start)}
+        known = {cid for _, cid, _, _ in cpu}
         aten = {n for n in mine.values() if n.startswith("aten::")}
         gpu = set()
-        for e in events:
-            if e.device_type() == kind:
-                continue
-            by = e.linked_correlation_id()
+        for name, by in device:
             if by in mine:
-                gpu.add((e.name(), mine[by]))
+                gpu.add((name, mine[by]))
             elif by not in known:
-                gpu.add((e.name(), "?"))
+                gpu.add((name, "?"))
         return {"calls": len(self.own_calls), "own_calls": list(self.own_calls), "replays": self.replays,
                 "marks": len(marks), "aten": sorted(aten), "gpu": sorted(map(list, gpu)),
                 "own": {k: v - self.before.get(k, 0) for k, v in snapshot().items() if v > self.before.get(k, 0)}}
+
+
+def read_events(events):
+    """torch's raw profiler events (_ProfilerResult.events()) as PyTorch's own CPU events [(name, correlation id,
+    start ns, end ns)] (ops and annotations) and device events [(name, id of the CPU event linked to it, 0: none)].
+    The CUDA runtime's and driver's events are CPU events too, with ids of another count that must not be read as
+    ops'. Where the event has activity_type() (torch 2.15; not 2.11) they are told apart by it; else as torch
+    2.11's own parser does: only the runtime's events are linked to an op (linked_correlation_id() > 0), PyTorch's
+    own never are (PROTOCOL.md "Delegation", torch versions). Raises AttributeError/TypeError where an event lacks
+    what is read."""
+    events = list(events)
+    kind = _device_cpu()
+    typed = bool(events) and hasattr(events[0], "activity_type")
+    cpu, device = [], []
+    for e in events:
+        if e.device_type() != kind:
+            device.append((e.name(), e.linked_correlation_id()))
+        elif (e.activity_type() in ("cpu_op", "user_annotation")) if typed else e.linked_correlation_id() == 0:
+            start = e.start_ns()
+            cpu.append((e.name(), e.correlation_id(), start, start + e.duration_ns()))
+    return cpu, device
