@@ -196,13 +196,14 @@ class Observer:
     """One observation window, the same for every kernel call whose outputs are checked or whose time the judge
     takes (a checked case's runs, a timed batch's calls; PROTOCOL.md "Delegation"): torch's autograd profiler on
     for the window (one start per request, not per call), each call marked by `call` (a CUDA graph's replay by
-    `replay`), so the harness's own work in the window (poison, fresh inputs, digests) is not the kernel's. The
-    report (`report`) gives, of the marked calls only: the aten ops, the GPU kernels launched (with the op that
-    launched each), and the file's own launches per call. A window that cannot start or stop raises: the caller's
-    request fails, and with it the kernel's verdict."""
+    `replay`), so the harness's own work in the window (poison, fresh inputs, digests) is not the kernel's. It records
+    the CPU side only (the ops and their threads): CUDA activity tracing cost 40 to 700 us per call on an H200 (which
+    the judge's clock then counts as the kernel's) and its stop synchronizes the device (which hides work left on a
+    side stream). The report (`report`) gives, of the marked calls only: the aten ops and the file's own launches
+    per call. A window that cannot start or stop raises: the caller's request fails, and with it the verdict."""
 
-    def __init__(self, cuda, on=True):
-        self.cuda, self.on, self.prof, self.own_calls, self.replays = cuda, on, None, [], 0
+    def __init__(self, on=True):
+        self.on, self.prof, self.own_calls, self.replays = on, None, [], 0
 
     def __enter__(self):
         from torch.autograd import profiler
@@ -214,7 +215,7 @@ class Observer:
             config = {"experimental_config": _ExperimentalConfig(profile_all_threads=True)}
         except (ImportError, TypeError):
             config = {}
-        self.prof = profiler.profile(use_device="cuda" if self.cuda else None, **config)
+        self.prof = profiler.profile(use_device=None, **config)
         self.prof.__enter__()
         return self
 
@@ -237,16 +238,14 @@ class Observer:
             return fn()
 
     def report(self):
-        """{calls, own_calls, replays, marks, aten, gpu: [[kernel, launching op or "?"]], own: {name: launches}}, or
-        None where torch's events cannot be read (the observation is missing, which fails the verdict; the reason goes
-        to stderr). Read from the profiler's raw events (torch's FunctionEvent tree costs about 5 times as much): an
-        op is a call's when it began inside a call's mark, on any thread (work handed to a thread pool is the call's);
-        a GPU kernel when the CPU event it is linked to (what was running when it was launched) is a call's, or when
-        it is linked to none."""
+        """{calls, own_calls, replays, marks, aten, own: {name: launches}}, or None where torch's events cannot be read
+        (the observation is missing, which fails the verdict; the reason goes to stderr). Read from the profiler's raw
+        events (torch's FunctionEvent tree costs about 5 times as much): an op is a call's when it began inside a
+        call's mark, on any thread (work handed to a thread pool is the call's)."""
         if self.prof is None:
             return None
         try:
-            cpu, device = read_events(self.prof.kineto_results.events())
+            cpu = read_events(self.prof.kineto_results.events())
         except (AttributeError, TypeError) as e:   # a torch whose event API this reader does not know
             import sys
             import torch
@@ -259,35 +258,28 @@ class Observer:
         def inside(t):
             return any(a <= t <= b for a, b in spans)
         mine = {cid: name for name, cid, start, _ in cpu if name in (MARK, REPLAY) or inside(start)}
-        known = {cid for _, cid, _, _ in cpu}
         aten = {n for n in mine.values() if n.startswith("aten::")}
-        gpu = set()
-        for name, by in device:
-            if by in mine:
-                gpu.add((name, mine[by]))
-            elif by not in known:
-                gpu.add((name, "?"))
         return {"calls": len(self.own_calls), "own_calls": list(self.own_calls), "replays": self.replays,
-                "marks": len(marks), "aten": sorted(aten), "gpu": sorted(map(list, gpu)),
+                "marks": len(marks), "aten": sorted(aten),
                 "own": {k: v - self.before.get(k, 0) for k, v in snapshot().items() if v > self.before.get(k, 0)}}
 
 
 def read_events(events):
     """torch's raw profiler events (_ProfilerResult.events()) as PyTorch's own CPU events [(name, correlation id,
-    start ns, end ns)] (ops and annotations) and device events [(name, id of the CPU event linked to it, 0: none)].
-    The CUDA runtime's and driver's events are CPU events too, with ids of another count that must not be read as
-    ops'. Where the event has activity_type() (torch 2.15; not 2.11) they are told apart by it; else as torch
-    2.11's own parser does: only the runtime's events are linked to an op (linked_correlation_id() > 0), PyTorch's
-    own never are (PROTOCOL.md "Delegation", torch versions). Raises AttributeError/TypeError where an event lacks
+    start ns, end ns)] (ops and annotations). Events of a runtime (the CUDA runtime's, should a profiler in the
+    process trace it) are CPU events too, with ids of another count that must not be read as ops'. Where the event
+    has activity_type() (torch 2.15; not 2.11) they are told apart by it; else as torch 2.11's own parser does: only
+    the runtime's events are linked to an op (linked_correlation_id() > 0), PyTorch's own never are (PROTOCOL.md
+    "Delegation", torch versions). Device events are not read. Raises AttributeError/TypeError where an event lacks
     what is read."""
     events = list(events)
     kind = _device_cpu()
     typed = bool(events) and hasattr(events[0], "activity_type")
-    cpu, device = [], []
+    cpu = []
     for e in events:
         if e.device_type() != kind:
-            device.append((e.name(), e.linked_correlation_id()))
-        elif (e.activity_type() in ("cpu_op", "user_annotation")) if typed else e.linked_correlation_id() == 0:
+            continue
+        if (e.activity_type() in ("cpu_op", "user_annotation")) if typed else e.linked_correlation_id() == 0:
             start = e.start_ns()
             cpu.append((e.name(), e.correlation_id(), start, start + e.duration_ns()))
-    return cpu, device
+    return cpu

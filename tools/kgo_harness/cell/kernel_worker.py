@@ -147,7 +147,7 @@ class KernelSide:
         cuda = self.problem.device == "cuda"
         start = time.perf_counter()
         synced, runs = None, []
-        with launches.Observer(cuda, on=bool(msg.get("observe", True))) as ob:
+        with launches.Observer(on=bool(msg.get("observe", True))) as ob:
             if cuda and (msg.get("synced") or tuple(case.shape) not in self.warmed):
                 # Compile first: a JIT compile inside the ordered run would outlast the input delay.
                 self.warmed.add(tuple(case.shape))
@@ -185,7 +185,7 @@ class KernelSide:
             # Timed outputs can be right while the work escapes the caller's stream (a buffer the allocator
             # hands back still holds an earlier result). Once more per input set as check runs it: inputs
             # arriving late on the caller's stream, outputs poisoned; work not ordered after them reads poison.
-            with launches.Observer(True) as ob:
+            with launches.Observer() as ob:
                 ordered = [execute(c, True, self.torch, observer=ob) for c in self.timed_cases]
             out["observed"] = self._observed(ob)
             out["ordered_outputs"] = wire.send(self.folder, [(f"set{r}.out{i}", t) for r, o in enumerate(ordered)
@@ -227,7 +227,7 @@ class KernelSide:
     def _batch_window(self):
         from kgo_harness import launches
         if self.window is None:
-            self.window = launches.Observer(self.problem.device == "cuda").__enter__()
+            self.window = launches.Observer().__enter__()
         return self.window
 
     def close_window(self):

@@ -438,11 +438,11 @@ def delegation(problem, cases, allowed):
     if missing:
         first = missing[0]
         return {"checked": True, "delegated": True, "own_launches": None, "reference_ops_called": [],
-                "gpu_kernels": [], "torch_ops": [], "shapes_checked": len(by_shape),
+                "torch_ops": [], "shapes_checked": len(by_shape),
                 "message": f"shape {first['shape']} trial {first['trial']}: the kernel's calls were not observed; a "
                            "verdict rests only on observed calls"}
     result = {"checked": False, "delegated": None, "own_launches": None, "reference_ops_called": [],
-              "gpu_kernels": [], "message": "not run (no case ran the kernel)"}
+              "message": "not run (no case ran the kernel)"}
     calls = 0
     for shape, observed in by_shape.items():
         result = delegation_at(problem, list(shape), observed, allowed)
@@ -457,75 +457,34 @@ def delegation(problem, cases, allowed):
     return result
 
 
-_REFERENCE_KERNELS = memo.Memo(64)
-
-
-def _reference_kernels(problem, shape, seed=0):
-    """The GPU kernels the eager reference launches at `shape` (the judge's own code, so a warm harness asks the
-    profiler once per reference, op, shape and dtype)."""
-    if problem.inputs_from == "kernel":
-        return set()
-    req = problem.req
-    ref = req.get("reference")
-    ref_sha = sha256_file(ref) if ref and os.path.isfile(ref) else None
-    key = (ref, ref_sha, req.get("op"), problem.contract, tuple(shape), str(problem.dtype),
-           json.dumps(req.get("args"), sort_keys=True), json.dumps(req.get("dims"), sort_keys=True))
-
-    def profile():
-        eager = problem.case(shape, seed, 0).eager()
-        if eager is None:
-            return set()
-        eager()
-        torch.cuda.synchronize()
-        return launches.profiled(lambda: (eager(), torch.cuda.synchronize()), cuda=True)[1]
-    return _REFERENCE_KERNELS.get(key, profile)
-
-
-def _plain(kernel):
-    return not kernel.lower().startswith(("memset", "memcpy"))
-
-
 def delegation_at(problem, shape, observed, allowed):
     """Delegation at one shape from observer reports (launches.Observer.report) of calls at that shape: the torch op
-    the kernel replaces, aten compute ops outside `allowed` (a decomposition), a call that ran none of the file's own
-    kernels, or on the GPU a kernel of the reference's own launched by the call itself (not through an aten op it may
-    call) is delegation; an observation that lost calls is a FAIL too. Shared by check and bench."""
+    the kernel replaces, aten compute ops outside `allowed` (a decomposition), or a call that ran none of the file's
+    own kernels is delegation; an observation that lost calls is a FAIL too. Shared by check and bench."""
     lost = [o for o in observed if not isinstance(o, dict) or o.get("marks", 0) < o.get("calls", 0) + o.get("replays", 0)]
     if lost or not observed:
         return {"checked": True, "delegated": True, "own_launches": None, "reference_ops_called": [],
-                "gpu_kernels": [], "torch_ops": [],
+                "torch_ops": [],
                 "message": f"shape {shape}: the observer lost calls of the kernel (it saw "
                            f"{[o.get('marks') for o in lost if isinstance(o, dict)]} of them); a verdict rests only "
                            "on observed calls"}
-    own, aten, gpu, own_calls = {}, set(), set(), []
+    own, aten, own_calls = {}, set(), []
     for o in observed:
         for k, v in (o.get("own") or {}).items():
             own[str(k)] = own.get(str(k), 0) + int(v)
         aten |= set(map(str, o.get("aten") or []))
-        gpu |= {(str(k), str(by)) for k, by in (o.get("gpu") or [])}
         own_calls += [int(n) for n in o.get("own_calls") or []]
-    ref_kernels = _reference_kernels(problem, shape) if problem.device == "cuda" else set()
     ref_ops = sorted(aten & set(problem.op.aten)) if problem.op else []
-    names = sorted({k for k, _ in gpu})
-    own_gpu = [k for k in names if k not in ref_kernels and "at::native" not in k and _plain(k)]
-    # The reference's own kernels launched by the call itself (ctypes into torch's library, a graph replaying them),
-    # not by an aten op it may call (those are judged as aten ops).
-    # Only kernels linked to a call's own range count here: one the profiler could not link ("?") may be the
-    # harness's poison or copy, which some references launch too.
-    ref_gpu = sorted({k for k, by in gpu if k in ref_kernels and _plain(k) and by in (launches.MARK, launches.REPLAY)})
     torch_ops = sorted(a for a in aten if a[len("aten::"):] not in BENIGN_ATEN and a not in ref_ops)
     unallowed = [a for a in torch_ops if a[len("aten::"):] not in allowed and a not in allowed]
     # A CUDA solve()'s kernels come from its own shared object, which the profiler may not name (seen on an H200);
     # torch called back from its host code still shows as aten ops.
     bare = sum(n == 0 for n in own_calls)
-    nothing_own = bare > 0 and not own_gpu and problem.contract != "cuda"
-    delegated = bool(ref_ops) or bool(ref_gpu) or nothing_own or bool(unallowed)
+    nothing_own = bare > 0 and problem.contract != "cuda"
+    delegated = bool(ref_ops) or nothing_own or bool(unallowed)
     if ref_ops:
         msg = (f"shape {shape}: the kernel calls {', '.join(ref_ops)}, the torch op it replaces; write the "
                "computation as a kernel")
-    elif ref_gpu:
-        msg = (f"shape {shape}: the kernel's calls launched the reference's own GPU kernels "
-               f"({', '.join(ref_gpu[:3])}); write the computation as a kernel")
     elif nothing_own:
         msg = (f"shape {shape}: {bare} of {len(own_calls)} observed calls ran none of the kernel file's own GPU "
                "kernels; the work was done by torch")
@@ -534,9 +493,9 @@ def delegation_at(problem, shape, observed, allowed):
                "or allow them by name (kgo check/bench/baseline --allow-op NAME, repeatable)")
     else:
         msg = (f"own kernels ran in all {len(own_calls)} observed calls: "
-               f"{', '.join(sorted(own)) or ', '.join(own_gpu)}")
+               f"{', '.join(sorted(own)) or 'its compiled extension'}")
     return {"checked": True, "delegated": delegated, "own_launches": sum(own.values()),
-            "reference_ops_called": ref_ops, "gpu_kernels": names[:20], "torch_ops": torch_ops, "message": msg,
+            "reference_ops_called": ref_ops, "torch_ops": torch_ops, "message": msg,
             "calls_observed": len(own_calls)}
 
 
@@ -593,7 +552,7 @@ def run_check(req, problem, kp, emit):
     LEDGER.update(device_s=0.0, compile_s=0.0)
     cases = list(req.get("_prior_cases", []))
     deleg = {"checked": False, "delegated": None, "own_launches": None, "reference_ops_called": [],
-             "gpu_kernels": [], "message": "disabled by the request"}
+             "message": "disabled by the request"}
     try:
         if only is not None and only < len(plan):
             rep = land(problem, kp, launch(problem, kp, plan, only, tol, req, None, emit), req, state)
@@ -607,7 +566,7 @@ def run_check(req, problem, kp, emit):
                 deleg = delegation(problem, cases, set(req.get("allow_ops") or []))
             except LoadError as e:   # the problem's side (its reference at an edge shape): not the kernel's doing
                 deleg = {"checked": True, "delegated": True, "own_launches": None, "reference_ops_called": [],
-                         "gpu_kernels": [], "message": f"the delegation check could not run: {str(e)[:300]}"}
+                         "message": f"the delegation check could not run: {str(e)[:300]}"}
     except Hacked as h:
         cases.append(h.args[0]) if h.args[0].get("shape") is not None else None
         out = finish(cases, tol, deleg, problem)
