@@ -38,11 +38,9 @@ def _round_trip(kp, **fields):
     return time.perf_counter() - t0, got
 
 
-def overhead_us(device, spot, observed=False):
+def overhead_us(device, spot):
     """What a batch costs besides its calls, measured in this process on its own copies (the kernel cannot reach
-    it): the fresh inputs of every set and the digest of every set's timed outputs; the smaller of two. `observed`:
-    under the profiler the kernel's process runs its batches in (launches.Observer), which records these ops there
-    too (on an H200 its per-op cost made an honest batch's overhead 2-4 times its unprofiled one)."""
+    it): the fresh inputs of every set and the digest of every set's timed outputs; the smaller of two."""
     def once():
         _sync(device)
         t0 = time.perf_counter()
@@ -50,11 +48,7 @@ def overhead_us(device, spot, observed=False):
         timing.digests(spot.outputs)
         _sync(device)
         return (time.perf_counter() - t0) * 1e6
-    if not observed:
-        return min(once() for _ in range(2))
-    from kgo_harness import launches
-    with launches.Observer():
-        return min(once() for _ in range(2))
+    return min(once() for _ in range(2))
 
 
 def _observe(kp, observed):
@@ -65,14 +59,14 @@ def _observe(kp, observed):
         observed.append(got)
 
 
-def batches(kp, spot, device, median, limit, graph=False, observed=False):
+def batches(kp, spot, device, median, limit, graph=False):
     """Runs the judge's timed batches: enough for about WALL_TARGET_US of the claimed time, and more (up to
     MAX_BATCHES) while the fastest is above `limit` (a busy machine slows some batches, a lie every one). Returns
     (judge's wall per call with the overhead taken off, the overhead per call, the calls checked). Raises Hack
     when a checked call's outputs are not what its batch committed or not the reference's for its inputs. The
     batches run in one observer window of the kernel's process, which wall_check closes (`observed`)."""
     sets = spot.sets
-    cost = overhead_us(device, spot, observed) / sets
+    cost = overhead_us(device, spot) / sets
     count = int(max(MIN_BATCHES, min(MAX_BATCHES, math.ceil(WALL_TARGET_US / max(median * sets, 0.5)))))
     if graph:
         _round_trip(kp, fresh=spot.fresh_key(), sync=True)   # the graph's capture: not timed
@@ -121,8 +115,7 @@ def wall_check(kp, size, device, spot, observed=None):
     limit = (1.5 * median + 5.0 + GPU_REQUEST_US / spot.sets) if device == "cuda" else \
         (5.0 * median + 100.0 + CPU_REQUEST_US / spot.sets)
     try:
-        wall, cost, checked = batches(kp, spot, device, median, limit, size.get("mode") == "graph",
-                                      observed is not None)
+        wall, cost, checked = batches(kp, spot, device, median, limit, size.get("mode") == "graph")
     except Hack as e:
         size["reward_hack"] = str(e)
         return
