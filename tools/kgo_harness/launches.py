@@ -202,13 +202,13 @@ class Observer:
     side stream). The report (`report`) gives, of the marked calls only: the aten ops and the file's own launches
     per call. A window that cannot start or stop raises: the caller's request fails, and with it the verdict."""
 
-    def __init__(self, on=True):
-        self.on, self.prof, self.own_calls, self.replays = on, None, [], 0
+    def __init__(self, on=True, profiled=True):
+        self.on, self.profiled, self.prof, self.own_calls, self.replays = on, profiled, None, [], 0
 
     def __enter__(self):
         from torch.autograd import profiler
         self.before = snapshot()
-        if not self.on:   # a request whose verdict needs no observation (delegation off): the calls run plain
+        if not self.on or not self.profiled:   # delegation off, or a tally of own launches only (the timed batches)
             return self
         try:   # every thread's ops: work a call hands to another thread is the call's
             from torch._C._profiler import _ExperimentalConfig
@@ -238,10 +238,15 @@ class Observer:
             return fn()
 
     def report(self):
-        """{calls, own_calls, replays, marks, aten, own: {name: launches}}, or None where torch's events cannot be read
+        """{calls, own_calls, replays, marks, aten, own: {name: launches}, profiled} (a tally's: marks None, aten
+        empty), or None where torch's events cannot be read
         (the observation is missing, which fails the verdict; the reason goes to stderr). Read from the profiler's raw
         events (torch's FunctionEvent tree costs about 5 times as much): an op is a call's when it began inside a
         call's mark, on any thread (work handed to a thread pool is the call's)."""
+        own = {k: v - self.before.get(k, 0) for k, v in snapshot().items() if v > self.before.get(k, 0)}
+        if self.on and not self.profiled:
+            return {"calls": len(self.own_calls), "own_calls": list(self.own_calls), "replays": self.replays,
+                    "marks": None, "aten": [], "own": own, "profiled": False}
         if self.prof is None:
             return None
         try:
@@ -260,8 +265,7 @@ class Observer:
         mine = {cid: name for name, cid, start, _ in cpu if name in (MARK, REPLAY) or inside(start)}
         aten = {n for n in mine.values() if n.startswith("aten::")}
         return {"calls": len(self.own_calls), "own_calls": list(self.own_calls), "replays": self.replays,
-                "marks": len(marks), "aten": sorted(aten),
-                "own": {k: v - self.before.get(k, 0) for k, v in snapshot().items() if v > self.before.get(k, 0)}}
+                "marks": len(marks), "aten": sorted(aten), "own": own, "profiled": True}
 
 
 def read_events(events):

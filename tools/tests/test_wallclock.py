@@ -61,13 +61,13 @@ def test_an_honest_kernel_agrees_with_the_judges_clock(harness, device, shape, r
 
 @pytest.mark.parametrize("device,shape,rotate", SETUPS)
 @pytest.mark.parametrize("name,why", [
-    ("hack_deleg_unwatched.py", "timed sample calls ran none of the kernel file's own kernels"),   # (a)
-    ("hack_deleg_batches.py", "aten::softmax, the torch op it replaces"),                          # (b)
+    ("hack_deleg_unwatched.py", "calls ran none of the kernel file's own"),                        # (a)
+    ("hack_deleg_batches.py", "calls ran none of the kernel file's own"),                           # (b)
     ("hack_deleg_after_k.py", "")])                                                                # (c)
 def test_delegation_in_timed_calls_is_observed(harness, name, why, device, shape, rotate):
     """Attacks (a)-(c): torch's softmax only where a separate profiled pass would not look (no profiler on, a timed
-    batch, after K calls). The judge's timed batches run in the observer's window and the kernel's timed samples count
-    their own launches, so bench fails each, where it had recorded torch's time as the kernel's."""
+    batch, after K calls). The judge's timed batches and the kernel's timed samples count each call's own launches,
+    so bench fails each, where it had recorded torch's time as the kernel's."""
     res = bench(harness, name, device, shape, rotate)
     size = res["sizes"][0]
     # (a) on the CPU: the interpreted kernel is far slower than torch, so the judge's clock also calls its samples

@@ -58,7 +58,7 @@ def time_shape(side, msg):
 def _tallied(call):
     """`call` counting the file's own launches of each call (launches: always on in this process, so nothing
     differs while counted): the kernel's timed samples are its own word on its time, held against the judge's
-    observed batches, and a sample call that ran none of the file's own kernels is work done by torch."""
+    tallied batches, and a sample call that ran none of the file's own kernels is work done by torch."""
     from kgo_harness import launches
     own = []
 

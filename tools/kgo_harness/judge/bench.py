@@ -187,8 +187,8 @@ def bench_size(req, problem, kp, timer, shape, index, tol, work, warnings):
 
 
 def delegation(req, problem, shape, observed, samples):
-    """The size's delegation verdict (check.delegation_at) from what the observer saw of the judge's timed batches
-    (and, on the GPU, the ordered runs): the calls whose time bounds the recorded one. The kernel's own timed samples
+    """The size's delegation verdict (check.delegation_at) from the tally of the judge's timed batches (own launches
+    per call) and, on the GPU, the profiled ordered runs (PROTOCOL.md "Delegation"). The kernel's own timed samples
     are its word on its time, held against those batches by the judge's clock (wallclock.py); their own launches
     are counted (`samples`), and a sample call that ran none of the file's own kernels is delegation too."""
     got = check.delegation_at(problem, list(shape), observed, set(req.get("allow_ops") or []))

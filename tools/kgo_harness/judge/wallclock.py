@@ -64,7 +64,8 @@ def batches(kp, spot, device, median, limit, graph=False):
     MAX_BATCHES) while the fastest is above `limit` (a busy machine slows some batches, a lie every one). Returns
     (judge's wall per call with the overhead taken off, the overhead per call, the calls checked). Raises Hack
     when a checked call's outputs are not what its batch committed or not the reference's for its inputs. The
-    batches run in one observer window of the kernel's process, which wall_check closes (`observed`)."""
+    batches run in one tally window of the kernel's process (launches.Observer), which wall_check closes
+    (`observed`)."""
     sets = spot.sets
     cost = overhead_us(device, spot) / sets
     count = int(max(MIN_BATCHES, min(MAX_BATCHES, math.ceil(WALL_TARGET_US / max(median * sets, 0.5)))))
