@@ -106,6 +106,45 @@ def test_cuda_solve_without_const_takes_its_outputs_from_setup():
     assert p.args["eps"] == 1e-6 and p.default_shapes() == [[256, 1024]]
 
 
+# A reference in the shape of fmh66's published CUDA demos (kernel-opt-skill demo/cuda/{gemm,mha,softmax}/ref.py):
+# no setup(), solve() marks nothing const, and reference() fills its output in place.
+WRITES_Y = """import torch
+
+
+def reference(x, w, y, rows, cols, eps):
+    scale = torch.rsqrt(x[:rows * cols].view(rows, cols).pow(2).mean(dim=1, keepdim=True) + eps)
+    y[:rows * cols].copy_((x[:rows * cols].view(rows, cols) * scale * w[:cols]).reshape(-1))
+"""
+
+
+def test_cuda_solve_without_const_or_setup_takes_its_outputs_from_what_its_reference_writes(tmp_path):
+    shutil.copy(EX / "fmh66-cuda" / "kernel.cu", tmp_path / "kernel.cu")
+    (tmp_path / "ref.py").write_text(WRITES_Y)
+    p = Problem(request(kernel=str(tmp_path / "kernel.cu"), reference=str(tmp_path / "ref.py")), "reference")
+    assert {q.name: q.const for q in p.params if q.pointer} == {"x": True, "w": True, "y": False}
+
+
+@pytest.mark.parametrize("body, written", [
+    ("y[:n].copy_(x)", ["y"]), ("y.zero_()", ["y"]), ("y[0] = x[0]", ["y"]), ("y += x", ["y"]),
+    ("torch.mul(x, 2, out=y)", ["y"]), ("z = x * 2", []), ("x.view(-1).add_(1)\n    y.fill_(0)", ["x", "y"])])
+def test_what_a_reference_writes_is_read_from_its_source(body, written):
+    src = f"import torch\n\n\ndef reference(x, y, n):\n    {body}\n"
+    assert formats.written_by_reference(src, ["x", "y"]) == written
+    assert formats.written_by_reference("def setup():\n    pass\n", ["x", "y"]) == []
+
+
+def test_cuda_solve_with_every_integer_pinned_has_that_one_shape(tmp_path):
+    shutil.copy(EX / "fmh66-cuda" / "kernel.cu", tmp_path / "kernel.cu")
+    (tmp_path / "ref.py").write_text(WRITES_Y)
+    p = Problem(request(kernel=str(tmp_path / "kernel.cu"), reference=str(tmp_path / "ref.py"),
+                        dims={"rows": 4096, "cols": 512}), "reference")
+    assert p.pinned_dims() == [4096, 512] and p.default_shapes() == [[4096, 512]]
+    assert p.edge_shapes(p.default_shapes()) == []
+    assert cuda_contract.flat_numel([4096, 4096, 4096]) == 4096 * 4096
+    assert cuda_contract.flat_numel([1024, 512, 8]) == 1024 * 512
+    assert cuda_contract.flat_numel([7]) == 7 and cuda_contract.flat_numel([]) is None
+
+
 def test_cuda_solve_without_const_or_setup_names_the_flag(tmp_path):
     shutil.copy(EX / "fmh66-cuda" / "kernel.cu", tmp_path / "kernel.cu")
     (tmp_path / "ref.py").write_text("def reference(x, w, y, rows, cols, eps):\n    pass\n")

@@ -220,12 +220,19 @@ class Problem:
             pathlib.Path(ref).is_file() else None
         inputs, outputs = self.req.get("inputs"), self.req.get("outputs")
         source = self.kernel_path.read_text(errors="replace")
-        if decl and decl["outputs"] and not inputs and not outputs:
+        if not inputs and not outputs:
             try:
-                pointers = [p.name for p in cuda_contract.parse_params(source) if p.pointer]
+                params = cuda_contract.parse_params(source)
             except cuda_contract.ContractError as e:
                 raise LoadError(str(e), culprit="contract") from e
-            outputs = [n for n in decl["outputs"] if n in pointers] or None
+            pointers = [p.name for p in params if p.pointer]
+            if decl and decl["outputs"]:
+                outputs = [n for n in decl["outputs"] if n in pointers] or None
+            elif not any(p.pointer and p.const for p in params) and ref and pathlib.Path(ref).is_file():
+                # No `const` anywhere (fmh66's solve(float* A, float* B, float* C)): the pointers the reference
+                # writes are the outputs, as its checker compares them.
+                outputs = formats.written_by_reference(pathlib.Path(ref).read_text(errors="replace"),
+                                                       pointers) or None
         try:
             self.params = cuda_contract.parse_solve(source, inputs, outputs)
         except cuda_contract.ContractError as e:
@@ -409,16 +416,32 @@ class Problem:
             return self.adapter.default_shapes(self)
         if getattr(self, "declared_shape", None):
             return [list(self.declared_shape)]
+        pinned = self.pinned_dims()
+        if pinned:
+            return [pinned]
         return [list(s) for s in (self.op.default_shapes if self.op else [[64, 1024], [33, 1000]])]
 
     def edge_shapes(self, shapes):
         """Edge shapes for the planned shapes: the adapter's (from the problem's named dims), else by rank."""
         if self.adapter is not None:
             return self.adapter.edge_shapes(self, shapes)
+        if self.pinned_dims():
+            return []   # --dim fixed every integer of solve(): no other shape means anything to it
         out = []
         for rank in sorted({len(s) for s in shapes}):
             out += ops.edge_shapes(rank)
         return out
+
+    def pinned_dims(self):
+        """For the CUDA contract, the values of solve()'s integer parameters when --dim gives every one (in their
+        order), else None: the problem then has this one shape, whatever shape was asked."""
+        if self.contract != "cuda" or not getattr(self, "params", None):
+            return None
+        dims = {**(self.req.get("dims") or {}), **self.args}
+        ints = [p.name for p in self.params if not p.pointer and not p.is_float_scalar]
+        if not ints or any(not isinstance(dims.get(n), int) for n in ints):
+            return None
+        return [dims[n] for n in ints]
 
     def work(self, shape, case):
         """(bytes, flops) for sizes kgo sent no work for (kgo's catalog counts the ops it knows): an adapter's
@@ -672,10 +695,11 @@ class CudaCase:
         except cuda_contract.ContractError as e:
             raise LoadError(str(e), culprit="contract") from e
         self.buffers = {}
+        pinned = cuda_contract.flat_numel(problem.pinned_dims())
         for prm in problem.params:
             if not prm.pointer:
                 continue
-            numel = sizes[prm.name] or int(problem.args.get(f"{prm.name}_numel", n))
+            numel = sizes[prm.name] or int(problem.args.get(f"{prm.name}_numel", pinned or n))
             dt = torch_dtype(cuda_contract.POINTEE[prm.base])
             # Outputs start from the same seeded values on both sides (as fmh66's checker gives both the same
             # buffers): an element the reference leaves alone (a flat buffer larger than it writes) must be left

@@ -127,6 +127,16 @@ def assign_roles(params, inputs, outputs):
     return params
 
 
+def flat_numel(ints):
+    """Elements of every flat buffer when --dim fixes all of solve()'s integers: the product of the two largest
+    (one: itself), at most 2^28, as fmh66's checker sizes its buffers; not the product of all (a 4096^3 GEMM's).
+    None without integers."""
+    if not ints:
+        return None
+    top = sorted(ints, reverse=True)
+    return min(top[0] * top[1] if len(top) > 1 else top[0], 1 << 28)
+
+
 def buffer_numel(name, sizes, scalars, default):
     """Elements of pointer `name`: `sizes[name]` (an expression of the integer parameters, --size A=M*K),
     else `default`."""

@@ -48,6 +48,37 @@ def function_params(source, name):
     return None
 
 
+def written_by_reference(source, names):
+    """Of `names` (solve()'s pointers), those ref.py's reference() writes, read from the source without running it:
+    the root name of an in-place method's target (`C[:n].copy_(x)`, `out.zero_()`), of a subscript assignment
+    (`y[i] = v`) or augmented assignment, or an `out=` argument. How fmh66's references fill their outputs; [] when
+    reference() is absent or writes none of them (the caller then asks for roles)."""
+    try:
+        tree = ast.parse(source)
+    except SyntaxError:
+        return []
+    fn = next((n for n in tree.body if isinstance(n, ast.FunctionDef) and n.name == "reference"), None)
+    if fn is None:
+        return []
+
+    def root(node):
+        while isinstance(node, (ast.Attribute, ast.Subscript, ast.Call)):
+            node = node.func if isinstance(node, ast.Call) else node.value
+        return node.id if isinstance(node, ast.Name) else None
+    written = set()
+    for node in ast.walk(fn):
+        if isinstance(node, ast.Call):
+            f = node.func
+            if isinstance(f, ast.Attribute) and f.attr.endswith("_") and not f.attr.startswith("_"):
+                written.add(root(f.value))
+            written |= {root(k.value) for k in node.keywords if k.arg == "out"}
+        elif isinstance(node, (ast.Assign, ast.AugAssign)):
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            written |= {root(x) for x in targets if isinstance(x, ast.Subscript)
+                        or isinstance(node, ast.AugAssign)}
+    return [n for n in names if n in written]
+
+
 def setup_declaration(source):
     """What a module-level `def setup(...)` declares, read from the source without running it: `dims` [(name,
     int default)] (its integer parameters with defaults: the shape), `scalars` {name: default} (its other
