@@ -19,6 +19,7 @@ import math
 import os
 import pathlib
 import re
+import shutil
 import subprocess
 import sys
 import time
@@ -173,11 +174,25 @@ def fmh66_own(job, root, device, timeout):
     checker = next(iter(pathlib.Path(root).glob("skills/*/profiling/script/correctness_check.py")), None)
     if checker is None:
         return {"own_pass": None, "own_detail": "no skills/*/profiling/script/correctness_check.py", "own_seconds": 0}
-    cmd = [sys.executable, str(checker), job["kernel_path"], f"--ref={job['ref_path']}", "--output-dir",
+    kernel = job["kernel_path"]
+    cmd = [sys.executable, str(checker), kernel, f"--ref={job['ref_path']}", "--output-dir",
            str(pathlib.Path(job["work"]) / "fmh66-own")] + [f"--{k}={v}" for k, v in job["dims"].items()]
     if device == "cpu":
         return {"own_pass": None, "own_detail": f"cpu: not run (it sets a CUDA device): {' '.join(cmd[1:3])}",
                 "own_seconds": 0}
+    if kernel.endswith(".cu"):   # its checker loads <kernel>.so and says to compile it first, with this command
+        import torch
+        copy = pathlib.Path(job["work"]) / "fmh66-own" / "cu" / pathlib.Path(kernel).name
+        copy.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy(kernel, copy)
+        major, minor = torch.cuda.get_device_capability()
+        nvcc = shutil.which("nvcc") or "/usr/local/cuda/bin/nvcc"
+        build = [nvcc, "-shared", "-std=c++17", f"-arch=sm_{major}{minor}", "-O3", "-Xcompiler", "-fPIC", "-o",
+                 str(copy.with_suffix(".so")), str(copy)]
+        made = subprocess.run(build, capture_output=True, text=True, timeout=timeout)
+        if made.returncode != 0:
+            return {"own_pass": False, "own_seconds": 0, "own_detail": f"nvcc failed: {made.stderr[-300:]}"}
+        cmd[2] = str(copy)
     return _run_own(cmd, timeout, lambda p: p.returncode == 0)
 
 
