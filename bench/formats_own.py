@@ -170,6 +170,15 @@ def fmh66_dims(ref, kernel):
     return values
 
 
+def fmh66_author_tolerance(kernel):
+    """The --atol/--rtol its author ran the checker with (the correctness.md beside the kernel: "**Tolerance** |
+    atol=0.5  rtol=0.05" for a TF32 GEMM), else none (the checker's defaults)."""
+    md = kernel.parent / "correctness.md"
+    m = re.search(r"\*\*Tolerance\*\*\s*\|\s*atol=([0-9.eE+-]+)\s+rtol=([0-9.eE+-]+)", md.read_text()) \
+        if md.is_file() else None
+    return [f"--atol={m.group(1)}", f"--rtol={m.group(2)}"] if m else []
+
+
 def fmh66_own(job, root, device, timeout):
     checker = next(iter(pathlib.Path(root).glob("skills/*/profiling/script/correctness_check.py")), None)
     if checker is None:
@@ -177,6 +186,7 @@ def fmh66_own(job, root, device, timeout):
     kernel = job["kernel_path"]
     cmd = [sys.executable, str(checker), kernel, f"--ref={job['ref_path']}", "--output-dir",
            str(pathlib.Path(job["work"]) / "fmh66-own")] + [f"--{k}={v}" for k, v in job["dims"].items()]
+    cmd += fmh66_author_tolerance(pathlib.Path(kernel))
     if device == "cpu":
         return {"own_pass": None, "own_detail": f"cpu: not run (it sets a CUDA device): {' '.join(cmd[1:3])}",
                 "own_seconds": 0}
