@@ -107,6 +107,53 @@ def test_a_stress_outside_the_problems_domain_falls_back_with_a_warning(harness,
     assert all("not finite in float32" in n for n in notes)
 
 
+MM_PROBLEM = '''
+import torch
+
+def setup(shape=(8, 8), dtype="float32", seed=0, device="cpu", **kw):
+    torch.manual_seed(seed)
+    a = torch.randn(shape, device=device, dtype=getattr(torch, dtype))
+    b = torch.randn(shape, device=device, dtype=getattr(torch, dtype))
+    return {"inputs": {"a": a, "b": b, "out": torch.empty(shape[0], shape[0], device=device)}, "outputs": ["out"]}
+
+def run_kernel(a, b, out, **kw):
+    # the contraction a Triton kernel makes with tl.dot(x, y) (fp32 at the default precision: TF32)
+    out.copy_(a.double() @ b.double().T)
+'''
+
+# What the GPU's TF32 matmul does to fp32 inputs, exaggerated (4 mantissa bits, not 10) so that the CPU shows a
+# reference whose reduced-precision run misses the tolerance on stressed inputs and not on plain ones.
+TF32_REF = '''import torch
+
+def _coarse(t):
+    return (t.float().view(torch.int32) & ~((1 << 19) - 1)).view(torch.float32)
+
+def reference(a, b, out, **kw):
+    if torch.backends.cuda.matmul.allow_tf32 and a.dtype == torch.float32:
+        a, b = _coarse(a), _coarse(b)
+    out.copy_(a @ b.T)
+'''
+
+
+@pytest.mark.parametrize("declares_tf32", [True, False])
+def test_a_stress_that_tf32_arithmetic_cannot_meet_falls_back_only_for_a_tf32_kernel(harness, tmp_path,
+                                                                                      declares_tf32):
+    """An fp32 contraction on TF32 tensor cores (a `tl.dot` without IEEE precision) is held to what TF32 can give:
+    where the reference itself, run with TF32 matmuls, misses the tolerance on a stressed trial, the trial keeps
+    setup()'s own values and says so. A kernel that computes in full fp32 keeps every stress."""
+    (tmp_path / "problem.py").write_text(MM_PROBLEM)
+    src = MM_PROBLEM.replace("tl.dot(x, y)", "tl.dot(x, y)" if declares_tf32 else "tl.dot(x, y, input_precision=\"ieee\")")
+    (tmp_path / "kernel.py").write_text(src)
+    (tmp_path / "ref.py").write_text(TF32_REF)
+    res = harness(**QUICK, kernel=str(tmp_path / "kernel.py"), reference=str(tmp_path / "ref.py"),
+                  problem=str(tmp_path / "problem.py"), shapes=[[16, 64]], trials=4)
+    notes = [w for w in res.get("warnings", []) if "TF32" in w]
+    if declares_tf32:
+        assert notes and all("stressed inputs" in n and "trial 0" not in n for n in notes), res.get("warnings")
+    else:
+        assert not notes, res.get("warnings")
+
+
 def test_ref_py_can_narrow_the_stress(harness, tmp_path):
     (tmp_path / "ref.py").write_text("STRESS = False\n\ndef reference(x, out, **kw):\n    out.copy_(x.softmax(-1))\n")
     res = harness(**QUICK, kernel=kernel("hack_softmax_nomax.py"), reference=str(tmp_path / "ref.py"),

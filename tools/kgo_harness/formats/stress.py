@@ -152,19 +152,34 @@ def keeps_range(refs, dtype):
     return True
 
 
-def settled_reference(compute, dtype, stressed, fall_back):
+def settled_reference(compute, dtype, stressed, fall_back, attainable=None):
     """The reference of a case whose inputs may be stressed: compute() once; where the stressed inputs leave the
-    problem's domain (the reference is not finite in `dtype`, or raises), fall_back(why) restores the plain
-    inputs and the reference is computed again on them. The one fallback rule of every named-input contract."""
+    problem's domain (the reference is not finite in `dtype`, or raises) or ask more than the kernel's declared
+    arithmetic can give (`attainable(ref)`: None, or why), fall_back(why) restores the plain inputs and the
+    reference is computed again on them. The one fallback rule of every named-input contract."""
     if not stressed:
         return compute()
     try:
         ref = compute()
         why = None if keeps_range(ref, dtype) else \
             f"the reference is not finite in {str(dtype).replace('torch.', '')}"
+        if why is None and attainable is not None:
+            why = attainable(ref)
     except Exception as e:
         why = f"the reference raised {type(e).__name__}"
     if why is None:
         return ref
     fall_back(why)
     return compute()
+
+
+def within(got, want, tol):
+    """Whether every element of `got` is within the tolerance dict's atol (scaled by the reference's RMS where
+    its atol_scale says so) + rtol x |want| of `want`: the element test of the judge's comparison, for the
+    references it compares with each other here."""
+    w = want.detach().to(torch.float64)
+    g = got.detach().to(torch.float64).reshape(w.shape)
+    atol = tol["atol"]
+    if tol.get("atol_scale") == "reference_rms" and w.numel():
+        atol *= max(1.0, float(w.pow(2).mean().sqrt()))
+    return bool(((g - w).abs() <= atol + tol["rtol"] * w.abs()).all())
