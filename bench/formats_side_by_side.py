@@ -14,7 +14,8 @@ Inputs (default: the git-excluded folders under bench/, see bench/README.md):
   problem's Model under that name), plus bench/formats/kb_*_model_new.py and --kb-pairs DIR's leaderboard
   kernels (`<problem stem>__<anything>.py`).
 --fmh66 DIR  kernel-opt-skill or kernel-opt-agent: every demo/{cuda,triton}/<op>/v*/v* with its ref.py, by the
-  repository's own correctness_check.py (dims from the demo's correctness.md, else setup() defaults) and by kgo.
+  repository's own correctness_check.py (dims and tolerance from the demo's correctness.md, as its author ran it,
+  else setup() defaults; a CUDA kernel's .so compiled first with the command the checker prints) and by kgo.
 --sol-execbench DIR, --tritonbench DIR: see bench/formats_own.py.
 --parts examples: kgo check + bench on examples/formats/ (kgo's own examples, no other harness).
 --device cpu: KernelBench's, fmh66's and SOL-ExecBench's harnesses need CUDA, so they are only loaded and their
