@@ -46,6 +46,9 @@ EX = ROOT / "examples" / "formats"
 # kgo's own example per format (no other harness judges them): kernel file, reference, kgo init flags.
 EXAMPLES = {"fmh66": ("kernel.py", "ref.py", []), "kernelbench": ("model_new.py", "problem.py", []),
             "sol-execbench": ("kernel.py", "definition.json", []), "tritonbench": ("operator.py", None, []),
+            "fmh66-cuda": ("kernel.cu", "ref.py", []), "kernelbench-fixed": ("model_new.py", "problem.py", []),
+            "opus24": ("kernel/triton_rowscale_kernel_v1.py", None, []),
+            "sol-execbench-solution": ("solution.json", "definition.json", []),
             "cuda-solve": ("kernel.cu", "ref.py", ["--inputs", "A,B", "--outputs", "C", "--size", "A=M*K", "--size",
                                                    "B=K*N", "--size", "C=M*N", "--shape", "1024x1024x1024"])}
 OWN_PAIRS = {"kb_softmax_model_new.py": "23_Softmax.py", "kb_maxpool2d_model_new.py": "42_Max_Pooling_2D.py"}
