@@ -57,7 +57,10 @@ def test_fmh66_setup_answer_is_caught(harness):
     req = dict(QUICK, kernel=kernel("fmh66_hack_answer.py"), reference=str(FMH66 / "ref.py"), trials=1,
                dims={"R": 8, "H": 64})
     without = harness(**req)
-    assert without["verdict"] == "PASS", f"the attack should pass without the defence: {without['message']}"
+    # Without the defence its timed outputs pass their check (the judge's clock may still call the memo's time
+    # faked on a loaded machine: not the defence under test here).
+    assert without["verdict"] in ("PASS", "REWARD_HACK") and without["sizes"][0]["outputs_checked"] is True, \
+        f"the attack should pass the timed-output check without the defence: {without['message']}"
     res = harness(**req, problem=str(FMH66 / "kernel.py"))
     assert res["verdict"] == "FAIL", res["message"]
     assert res["contract"] == "fmh66"
@@ -171,7 +174,10 @@ def test_bench_times_fresh_judge_made_input_sets(harness):
                shapes=[[16, 64]], command="bench", bench={"runs": 3, "baselines": [], "rotate": 2, "warmup": 1},
                delegation=False)
     without = harness(**req)
-    assert without["verdict"] == "PASS", f"the attack should pass without the defence: {without['message']}"
+    # Without the defence its timed outputs pass their check (the judge's clock may still call the memo's time
+    # faked on a loaded machine: not the defence under test here).
+    assert without["verdict"] in ("PASS", "REWARD_HACK") and without["sizes"][0]["outputs_checked"] is True, \
+        f"the attack should pass the timed-output check without the defence: {without['message']}"
     res = harness(**req, problem=kernel("seed_add.py"))
     assert res["verdict"] == "FAIL" and res["sizes"][0]["outputs_checked"] is False, res["message"]
     honest = harness(**{**req, "kernel": kernel("seed_add.py")}, problem=kernel("seed_add.py"))
