@@ -57,10 +57,7 @@ def test_fmh66_setup_answer_is_caught(harness):
     req = dict(QUICK, kernel=kernel("fmh66_hack_answer.py"), reference=str(FMH66 / "ref.py"), trials=1,
                dims={"R": 8, "H": 64})
     without = harness(**req)
-    # Without the defence its timed outputs pass their check (the judge's clock may still call the memo's time
-    # faked on a loaded machine: not the defence under test here).
-    assert without["verdict"] in ("PASS", "REWARD_HACK") and without["sizes"][0]["outputs_checked"] is True, \
-        f"the attack should pass the timed-output check without the defence: {without['message']}"
+    assert without["verdict"] == "PASS", f"the attack should pass without the defence: {without['message']}"
     res = harness(**req, problem=str(FMH66 / "kernel.py"))
     assert res["verdict"] == "FAIL", res["message"]
     assert res["contract"] == "fmh66"
