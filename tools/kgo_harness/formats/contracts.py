@@ -212,12 +212,13 @@ class Problem:
 
     def _parse_solve(self):
         """solve()'s parameters with their roles: --inputs/--outputs, else what ref.py's setup() declares (its
-        returned "outputs" list, as fmh66's kernel-opt-agent writes it), else `const`. setup()'s number
-        defaults (eps=1e-5) become the scalars' values and its integer defaults the default shape."""
+        returned "outputs" list, as fmh66's kernel-opt-agent writes it), else, with nothing `const`, the pointers
+        its reference() writes, else `const`. setup()'s number defaults (eps=1e-5) become the scalars' values and
+        its integer defaults the default shape."""
         from kgo_harness.formats import formats
         ref = self.req.get("reference")
-        decl = formats.setup_declaration(pathlib.Path(ref).read_text(errors="replace")) if ref and \
-            pathlib.Path(ref).is_file() else None
+        ref_text = pathlib.Path(ref).read_text(errors="replace") if ref and pathlib.Path(ref).is_file() else None
+        decl = formats.setup_declaration(ref_text) if ref_text is not None else None
         inputs, outputs = self.req.get("inputs"), self.req.get("outputs")
         source = self.kernel_path.read_text(errors="replace")
         if not inputs and not outputs:
@@ -228,11 +229,10 @@ class Problem:
             pointers = [p.name for p in params if p.pointer]
             if decl and decl["outputs"]:
                 outputs = [n for n in decl["outputs"] if n in pointers] or None
-            elif not any(p.pointer and p.const for p in params) and ref and pathlib.Path(ref).is_file():
+            elif ref_text is not None and not any(p.pointer and p.const for p in params):
                 # No `const` anywhere (fmh66's solve(float* A, float* B, float* C)): the pointers the reference
                 # writes are the outputs, as its checker compares them.
-                outputs = formats.written_by_reference(pathlib.Path(ref).read_text(errors="replace"),
-                                                       pointers) or None
+                outputs = formats.written_by_reference(ref_text, pointers) or None
         try:
             self.params = cuda_contract.parse_solve(source, inputs, outputs)
         except cuda_contract.ContractError as e:

@@ -1,16 +1,14 @@
 """`check` on the judge's side: fresh inputs per trial, the float64 reference, the comparison, determinism,
 stream-ordering diagnosis and delegation. The kernel runs in its own process (remote.py); only its outputs
 come here, as bytes. Nothing in this process runs the kernel's code."""
-import json
-import os
 import time
 
 import torch
 
 from kgo_harness.judge import checks, compare
 from kgo_harness.formats import cpu_honesty, ops
-from kgo_harness import launches, memo, wire
-from kgo_harness.formats.contracts import LoadError, sha256_file
+from kgo_harness import wire
+from kgo_harness.formats.contracts import LoadError
 from kgo_harness.protocol import is_cuda_fatal, case_seed, merge_verdicts
 from kgo_harness.judge.remote import KernelDied, KernelError, KernelHack
 

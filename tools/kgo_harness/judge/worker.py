@@ -130,9 +130,8 @@ def _close_pool():
 
 
 def prepare(device):
-    """The judge's own first-request start-up (its modules, the CUDA context, the environment block, the
-    profiler that reads the reference's kernel names), done while the kernel's process is still starting
-    instead of after it. Best effort: a failure here shows again, with its message, in the request."""
+    """The judge's own first-request start-up (its modules, the CUDA context, the environment block), done while
+    the kernel's process is still starting instead of after it. Best effort: a failure here shows again, with its message, in the request."""
     try:
         import torch
         from kgo_harness.judge import bench, check
@@ -140,8 +139,6 @@ def prepare(device):
         if device == "cuda" and torch.cuda.is_available():
             torch.zeros(1, device="cuda").add_(1).sum().item()
             envinfo.environment(device)
-            from kgo_harness import launches
-            launches.profiled(lambda: (torch.zeros(1, device="cuda").add_(1), torch.cuda.synchronize()), cuda=True)
     except Exception:
         pass
 
