@@ -4,6 +4,7 @@ kernels, their verdicts and times, and where they disagree. Offline; one device 
 
   formats_side_by_side.py [--parts kernelbench,fmh66,sol-execbench,tritonbench,examples] [--device cuda|cpu]
                           [--shard K/N | --offset I --limit N] [--stride K] [--budget S] [--out DIR] [--list]
+                          [--repeat N]
   formats_side_by_side.py --merge DIR_OR_JSON... [--out DIR]
 On the GPU machine, one call per shard: OUT=$OUT bench/h200_phases.sh sbs:1/3:550 (bench/README.md).
 
@@ -21,6 +22,8 @@ Inputs (default: the git-excluded folders under bench/, see bench/README.md):
 --device cpu: KernelBench's, fmh66's and SOL-ExecBench's harnesses need CUDA, so they are only loaded and their
   kernels discovered; tritonbench's runs (Triton's interpreter); kgo checks with --device cpu, KernelBench's dims
   capped at --cpu-dim-cap (32), SOL-ExecBench's two smallest workloads only.
+--repeat N: the selection N times over, each time a fresh workspace (issue 29's honest runs: `--parts examples
+  --repeat 10` is ten check + bench runs of every format; the summary counts the clean runs per format).
 --budget S: no job starts once S seconds would be passed; the JSON records next_offset.
 Writes <out>/side_by_side-<offset>.json (rewritten after every job, so a killed call keeps what it measured) and
 <out>/summary.md; --merge reads such files and writes one summary.md and side_by_side.json."""
@@ -194,7 +197,7 @@ def run_jobs(args, jobs, work, out_json):
             print(f"budget: stopping before job {i} ({left:.0f} s left); rerun with --offset {i}", flush=True)
             break
         t = time.perf_counter()
-        row = {"job": i, **{k: job[k] for k in ("format", "problem", "kernel", "what")}}
+        row = {"job": i, "rep": job.get("rep", 0), **{k: job[k] for k in ("format", "problem", "kernel", "what")}}
         row.update(servers.own_check(job, min(left, 900.0)))
         left = args.budget - (time.perf_counter() - start) if args.budget else 3600.0
         row.update(kgo_check(job, work, args.device, max(min(left, 900.0), 30.0)))
@@ -214,7 +217,8 @@ def run_jobs(args, jobs, work, out_json):
 
 
 def summarize(docs, out):
-    rows = list({(r.get("job"), r["format"], r["kernel"]): r for d in docs for r in d["rows"]}.values())  # a rerun wins
+    rows = list({(r.get("job"), r.get("rep", 0), r["format"], r["kernel"]): r
+                 for d in docs for r in d["rows"]}.values())  # a rerun wins
     judged = [r for r in rows if r.get("own_pass") is not None]
     agree = [r for r in judged if r["own_pass"] == r["kgo_pass"]]
     d0 = docs[0] if docs else {}
@@ -237,6 +241,15 @@ def summarize(docs, out):
                      f"{kgo_s[len(kgo_s) // 2]:.1f} s, max {kgo_s[-1]:.1f} s"
                      + (f"; kgo / own time median {ratio[len(ratio) // 2]:.2f}x, max {ratio[-1]:.2f}x"
                         if ratio else ""))
+    if any(r.get("rep") for r in rows):
+        lines += ["", "## Repeated runs (clean: check PASS and, where benched, bench PASS)", ""]
+        for kern in sorted({(r["format"], r["problem"], r["kernel"]) for r in rows}):
+            sub = [r for r in rows if (r["format"], r["problem"], r["kernel"]) == kern]
+            clean = sum(r["kgo_verdict"] == "PASS" and r.get("bench_verdict", "PASS") == "PASS" for r in sub)
+            med = sorted(r["bench_median_us"] for r in sub if r.get("bench_median_us") is not None)
+            lines.append(f"- {kern[1]} ({kern[2]}): {clean}/{len(sub)} clean; verdicts "
+                         f"{_count(str(r['kgo_verdict']) + '/' + str(r.get('bench_verdict')) for r in sub)}"
+                         + (f"; bench median {med[len(med) // 2]:.2f} us ({med[0]:.2f}-{med[-1]:.2f})" if med else ""))
     lines += ["", "## Disagreements and kgo failures", "",
               "| format | problem | kernel | own | kgo | kgo message | own detail |", "|---|---|---|---|---|---|---|"]
     for r in rows:
@@ -305,6 +318,7 @@ def main():
     ap.add_argument("--offset", type=int, default=0)
     ap.add_argument("--limit", type=int, default=0, help="at most N jobs (0: all)")
     ap.add_argument("--stride", type=int, default=1, help="every K-th job of the selection (a sample)")
+    ap.add_argument("--repeat", type=int, default=1, help="the selection N times over (fresh workspaces)")
     ap.add_argument("--budget", type=float, default=0, help="seconds; no job starts that would pass it (0: none)")
     ap.add_argument("--list", action="store_true", help="print the job list with its indices and exit")
     ap.add_argument("--merge", nargs="+", metavar="DIR_OR_JSON")
@@ -321,6 +335,7 @@ def main():
     with tempfile.TemporaryDirectory(prefix="kgo-sbs-") as tmp:
         work = pathlib.Path(tmp)
         jobs = discover(args, work)
+        jobs = [dict(j, rep=r) for r in range(max(args.repeat, 1)) for j in jobs]
         if args.shard:
             k, n = map(int, args.shard.split("/"))
             size = -(-len(jobs) // n)

@@ -34,7 +34,7 @@ def test_policy_by_dtype_family_precision_and_source():
     half_in = tolerance.decide("float32", ["float16", "float32"])
     assert half_in["max_rel_err"] == 1e-2 and half_in["source"] == "policy" and "float16 inputs" in half_in["basis"]
     tf32 = tolerance.decide("float32", [], "contraction", "tfloat32")
-    assert tf32["rtol"] == 1e-2 and tf32["atol_scale"] == "reference_rms" and "tfloat32" in tf32["basis"]
+    assert tf32["rtol"] == 1e-2 and tf32["atol_scale"] == "reference_rms" and "TF32" in tf32["basis"]
     stated = tolerance.decide("float32", [], None, None, 1.0, ({"atol": 1e-4, "rtol": 1e-4}, "KernelBench"))
     assert stated["source"] == "format" and stated["rtol"] == 1e-4 and stated["max_rel_err"] == 1e-3
     ref = tolerance.decide("float16", [], None, None, 1.0, ({"atol": 1e-4}, "X"), {"atol": 5e-3})
@@ -43,16 +43,16 @@ def test_policy_by_dtype_family_precision_and_source():
     assert req["source"] == "request" and req["rtol"] == 0.5 and req["atol"] == 5e-3
 
 
-def test_kernel_and_reference_sources_declare_family_and_tf32():
-    dot = "acc += tl.dot(a, b)\n"
-    assert tolerance.kernel_precision(dot, "float32") == ("contraction", "tfloat32")
-    assert tolerance.kernel_precision(dot + "tl.dot(a, b, input_precision='ieee')", "float32") == \
-        ("contraction", None)
-    assert tolerance.kernel_precision(dot, "float16") == ("contraction", None)
-    assert tolerance.kernel_precision("tl.store(y, x * 2)", "float32") == (None, None)
+def test_only_the_problem_declares_family_and_tf32():
     assert tolerance.reference_family("return torch.bmm(q, k)") == "contraction"
     assert tolerance.reference_family("return a @ b") == "contraction"
     assert tolerance.reference_family("@torch.no_grad()\ndef reference(x):\n    return x + 1") is None
+    mm = "def reference(a, b):\n    return a @ b\n"
+    assert tolerance.problem_precision(mm, "contraction", "float32") == "tfloat32"
+    assert tolerance.problem_precision(mm, "contraction", "float16") is None
+    assert tolerance.problem_precision(mm, None, "float32") is None
+    ieee = "import torch\ntorch.backends.cuda.matmul.allow_tf32 = False\n" + mm
+    assert tolerance.problem_precision(ieee, "contraction", "float32") is None
 
 
 def test_contraction_atol_scales_with_the_reference_rms():

@@ -135,23 +135,39 @@ def reference(a, b, out, **kw):
 '''
 
 
-@pytest.mark.parametrize("declares_tf32", [True, False])
-def test_a_stress_that_tf32_arithmetic_cannot_meet_falls_back_only_for_a_tf32_kernel(harness, tmp_path,
-                                                                                      declares_tf32):
-    """An fp32 contraction on TF32 tensor cores (a `tl.dot` without IEEE precision) is held to what TF32 can give:
-    where the reference itself, run with TF32 matmuls, misses the tolerance on a stressed trial, the trial keeps
-    setup()'s own values and says so. A kernel that computes in full fp32 keeps every stress."""
+@pytest.mark.parametrize("ieee", [False, True])
+def test_a_stress_that_tf32_arithmetic_cannot_meet_falls_back_unless_the_problem_asks_ieee(harness, tmp_path, ieee):
+    """An fp32 contraction may run on TF32 tensor cores unless the problem asks for IEEE: where the reference
+    itself, run with TF32 matmuls, misses the tolerance on a stressed trial, the trial keeps setup()'s own values
+    and says so. A problem that asks for IEEE keeps every stress. The kernel's text decides nothing: here it says
+    the opposite of the problem each time."""
     (tmp_path / "problem.py").write_text(MM_PROBLEM)
-    src = MM_PROBLEM.replace("tl.dot(x, y)", "tl.dot(x, y)" if declares_tf32 else "tl.dot(x, y, input_precision=\"ieee\")")
+    src = MM_PROBLEM.replace("tl.dot(x, y)", "tl.dot(x, y, input_precision=\"ieee\")" if not ieee else "tl.dot(x, y)")
     (tmp_path / "kernel.py").write_text(src)
-    (tmp_path / "ref.py").write_text(TF32_REF)
+    (tmp_path / "ref.py").write_text(("import torch\ntorch.backends.cuda.matmul.allow_tf32 = False\n" if ieee else "")
+                                     + TF32_REF)
     res = harness(**QUICK, kernel=str(tmp_path / "kernel.py"), reference=str(tmp_path / "ref.py"),
                   problem=str(tmp_path / "problem.py"), shapes=[[16, 64]], trials=4)
     notes = [w for w in res.get("warnings", []) if "TF32" in w]
-    if declares_tf32:
+    if not ieee:
         assert notes and all("stressed inputs" in n and "trial 0" not in n for n in notes), res.get("warnings")
+        assert res["tolerance"]["rtol"] == 1e-2, res["tolerance"]
     else:
         assert not notes, res.get("warnings")
+        assert res["tolerance"]["rtol"] == 1e-3, res["tolerance"]
+
+
+def test_a_kernel_cannot_widen_its_tolerance_with_its_own_text(harness):
+    """Attack: a softmax quantised to 1/4096 (about 5e-3 relative error) whose source names `tl.dot(` in a comment.
+    When the kernel's text declared TF32 it got the contraction tolerance (1e-2) and PASSed; the tolerance now
+    comes from the problem alone (a softmax: fp32, 1e-3) and it FAILs."""
+    req = dict(QUICK, kernel=kernel("hack_tolerance_comment.py"), reference=kernel("seed_softmax_ref.py"),
+               problem=kernel("seed_softmax.py"), shapes=[[8, 128]], trials=1)
+    res = harness(**req)
+    assert res["verdict"] == "FAIL", res["message"]
+    assert res["tolerance"]["rtol"] == 1e-3 and "TF32" not in res["tolerance"]["basis"], res["tolerance"]
+    loose = harness(**req, rtol=1e-2, atol=1e-2, max_rel_err=1e-2)
+    assert loose["verdict"] == "PASS", f"the quantised softmax is within the contraction tolerance: {loose['message']}"
 
 
 def test_ref_py_can_narrow_the_stress(harness, tmp_path):

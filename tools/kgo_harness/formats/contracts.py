@@ -372,17 +372,16 @@ class Problem:
                                 tolerance_overrides(self.ref_module), self.req)
 
     def _precision_facts(self):
-        """(op family, computed precision) from the kernel's source (read as text: the judge never imports it)
-        and the reference's; cached."""
+        """(op family, computed precision) from the problem alone (the reference's source, the catalog op), never
+        from the kernel's: nothing the candidate writes chooses its tolerance; cached."""
         if not hasattr(self, "_precision"):
             from kgo_harness import tolerance
-            kernel_text = self.kernel_path.read_text(errors="replace") if self.kernel_path.is_file() else ""
-            family, precision = tolerance.kernel_precision(kernel_text, str(self.dtype).replace("torch.", ""))
             ref = self.req.get("reference")
             ref_text = pathlib.Path(ref).read_text(errors="replace") if ref and pathlib.Path(ref).is_file() else ""
-            family = family or tolerance.reference_family(ref_text) or (
+            family = tolerance.reference_family(ref_text) or (
                 "contraction" if self.op and self.op.tolerance_scale > 1 else None)
-            self._precision = (family, precision)
+            self._precision = (family, tolerance.problem_precision(ref_text, family,
+                                                                   str(self.dtype).replace("torch.", "")))
         return self._precision
 
     def case(self, shape, seed, trial):
@@ -653,9 +652,10 @@ class SeedCase:
         return self._ref
 
     def _attainable(self, ref):
-        """None, or why the stressed inputs ask more than a kernel that declares TF32 (an fp32 `tl.dot` without IEEE
-        precision) can give: the reference itself, run in fp32 with TF32 matmuls, misses the case's tolerance
-        against float64 there (an attention's scores at 30 x + 40). Full-precision kernels are held to the stress."""
+        """None, or why the stressed inputs ask more than an fp32 contraction on TF32 tensor cores (which the
+        problem allows unless it asks for IEEE) can give: the reference itself, run in fp32 with TF32 matmuls,
+        misses the case's tolerance against float64 there (an attention's scores at 30 x + 40). A problem that
+        asks for IEEE keeps every stress."""
         if self.p._precision_facts()[1] != "tfloat32":
             return None
         tol = self.p.tolerance(self)
