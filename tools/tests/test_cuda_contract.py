@@ -63,6 +63,18 @@ def test_cuda_kernel_check_and_crash(harness, tmp_path):
     assert bad["verdict"] == "CRASH", bad["message"]
 
 
+@pytest.mark.skipif(not HAS_CUDA, reason="needs a CUDA GPU")
+def test_a_solve_that_synchronizes_is_timed_without_the_hold(harness, tmp_path):
+    """solve() ending in cudaDeviceSynchronize (vector_add.cu, as fmh66's published kernels) waits for the hold
+    kernel that keeps launch gaps out of the events, so no sample was ever clean ("the host outran a 21760 us
+    hold"). Once a probe shows it, its samples are taken with the device idle, and the size says so."""
+    res = harness(command="bench", kernel=kernel("vector_add.cu"), op="add", device="cuda", shapes=[[1 << 16]],
+                  cache_dir=str(tmp_path), bench={"runs": 5, "precision_pct": 0, "baselines": []})
+    assert res["verdict"] == "PASS", res["message"]
+    size = res["sizes"][0]
+    assert "waits for the device" in size["message"], size
+
+
 def test_cuda_contract_on_cpu_is_refused(harness):
     res = harness(kernel=kernel("vector_add.cu"), op="add", device="cpu", shapes=[[64]])
     assert res["verdict"] == "FAIL" and "GPU" in res["message"]

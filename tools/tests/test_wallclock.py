@@ -152,3 +152,36 @@ def test_outputs_that_differ_from_the_committed_digest_are_caught(monkeypatch):
     size = {"median_us": 100.0}
     wallclock.wall_check(kp, size, "cpu", spot)
     assert "after the judge's clock stopped" in size["reward_hack"]
+
+
+@pytest.mark.parametrize("device", ["cpu"] + (["cuda"] if HAS_CUDA else []))
+def test_a_batch_digest_is_each_calls_digest_and_sees_one_bit(device):
+    """The kernel's process digests a whole batch at once (one pass on a GPU); the judge digests the one call it
+    fetched: both must agree for every output layout (odd fp16 counts, bool, int64, a non-tensor value), and a
+    single flipped bit must show."""
+    def call(seed):
+        g = torch.Generator().manual_seed(seed)
+        return [t.to(device) for t in (torch.randn(3, 5, generator=g), torch.arange(7, dtype=torch.int64) * seed,
+                                       torch.randn(3, generator=g).half(), torch.tensor([True, False, True]),
+                                       torch.randn(4, 6, generator=g).t())] + [seed * 0.5]
+    calls = [call(s) for s in range(5)]
+    batch = timing.digests(calls)
+    assert batch == [timing.digest(c) for c in calls]
+    assert len(set(batch)) == len(batch)
+    flipped = [t.clone() if isinstance(t, torch.Tensor) else t for t in calls[2]]
+    flipped[2].view(torch.int16)[1] ^= 1          # the lowest mantissa bit of one fp16 output
+    assert timing.digest(flipped) != batch[2]
+    plain = [[torch.randn(64, device=device)] for _ in range(16)]   # one layout: the stacked pass on a GPU
+    assert timing.digests(plain) == [timing.digest(c) for c in plain]
+
+
+@pytest.mark.parametrize("device", ["cpu"] + (["cuda"] if HAS_CUDA else []))
+def test_refreshing_sets_together_is_refreshing_each(device):
+    made = [[torch.randn(33, device=device), torch.randn(4, 4, device=device).t()] for _ in range(3)]
+    originals = [[t.clone() for t in s] for s in made]
+    together = [[t.clone() for t in s] for s in made]
+    timing.refresh_sets([(live, o, g + 1) for g, (live, o) in enumerate(zip(together, originals))], 4242)
+    for g, (live, o) in enumerate(zip(made, originals)):
+        timing.refreshed(live, o, 4242, g + 1)
+    assert all(torch.equal(a, b) for s, r in zip(made, together) for a, b in zip(s, r))
+    assert not torch.equal(made[0][0], originals[0][0]), "the values moved"

@@ -35,6 +35,9 @@ def time_shape(side, msg):
     timer.refresh = fresh   # fresh input values before every timed sample (the judge checks the last ones)
     samples, mode, outs, note = timing.time_variant(timer, call, sets, mode, o["runs"])
     timer.refresh = None
+    if timer.waits:
+        note = (f"{note}; " if note else "") + ("the call waits for the device (a synchronize inside it): its "
+                                                "samples include its own launch")
     said = fresh.report()
     side.timed_mode = mode   # the judge's timed batches run the calls the same way (KernelSide.batch)
     side.verify("during the timed runs")
@@ -86,17 +89,17 @@ class _Fresh:
     def __call__(self, index):
         if self.fresh is None:
             return
-        for r in range(len(self.live)) if index is None else [index % len(self.live)]:
+        picked = range(len(self.live)) if index is None else [index % len(self.live)]
+        for r in picked:
             self.generations[r] += 1
-            timing.refreshed(self.live[r], self.originals[r], self.fresh, self.generations[r])
+        timing.refresh_sets([(self.live[r], self.originals[r], self.generations[r]) for r in picked], self.fresh)
 
     def reset_all(self, fresh):
         """Every set's inputs at generation 1 of `fresh` (a timed batch's inputs; the judge rebuilds the same)."""
         if not self.live and self.fresh is None:
             self.live = [timing.floating_inputs(c) for c in self.cases]
             self.originals = [[t.clone() for t in ts] for ts in self.live]
-        for live, originals in zip(self.live, self.originals):
-            timing.refreshed(live, originals, fresh, 1)
+        timing.refresh_sets([(live, originals, 1) for live, originals in zip(self.live, self.originals)], fresh)
 
     def report(self):
         return None if self.fresh is None else list(self.generations)

@@ -217,8 +217,8 @@ class Spot:
         return secrets.randbelow(1 << 30) if self.live is not None else None
 
     def refresh_all(self, key):
-        for live, originals in zip(self.live or [], self.originals or []):
-            timing.refreshed(live, originals, key, 1)
+        timing.refresh_sets([(live, originals, 1) for live, originals in zip(self.live or [], self.originals or [])],
+                            key)
 
     def fetch(self, kp, j):
         got = kp.call("batch_outputs", index=j, ipc=check.ipc(self.device))
