@@ -372,6 +372,9 @@ def time_variant(timer, call, sets, mode, runs):
     return samples, ("events" if timer.device == "cuda" else "host"), outs, note
 
 
+FOREACH_BYTES = 1 << 20   # inputs up to this size are refreshed by one multi-tensor copy for all sets
+
+
 def refreshed(tensors, originals, fresh, generation):
     """Fresh values for a timed input set, in place, reproducible by the judge: every floating input becomes its
     original values rolled (in flat order) by an offset drawn from (fresh, generation, its index). A roll keeps
@@ -392,11 +395,15 @@ def refresh_sets(sets, fresh):
             k = (fresh * 1000003 + generation * 7919 + i * 104729) % t.numel()
             if t.is_contiguous() and o.is_contiguous():   # the roll as two slice copies: no temporary, one pass
                 dst, src, n = t.view(-1), o.view(-1), t.numel()
-                dsts += [dst[k:]] + ([dst[:k]] if k else [])
-                srcs += [src[:n - k]] + ([src[n - k:]] if k else [])
+                if t.is_cuda and n * t.element_size() <= FOREACH_BYTES:
+                    dsts += [dst[k:]] + ([dst[:k]] if k else [])
+                    srcs += [src[:n - k]] + ([src[n - k:]] if k else [])
+                else:   # a large copy is bandwidth-bound: the copy engine's path, not the multi-tensor kernel
+                    dst[k:].copy_(src[:n - k])
+                    dst[:k].copy_(src[n - k:])
             else:
                 t.copy_(o.reshape(-1).roll(k).view_as(t))
-    if dsts and dsts[0].is_cuda and hasattr(torch, "_foreach_copy_") and len({d.device for d in dsts + srcs}) == 1:
+    if dsts and hasattr(torch, "_foreach_copy_") and len({d.device for d in dsts + srcs}) == 1:
         torch._foreach_copy_(dsts, srcs)
     else:
         for d, s in zip(dsts, srcs):
