@@ -122,6 +122,9 @@ def test_kernelbench_edge_shapes_catch_a_padding_bug_the_default_size_hides(tmp_
     by_shape = {tuple(c["shape"]): c["status"] for c in h["cases"]}
     assert by_shape[(8, 64)] == "PASS" and by_shape[(7, 17)] == "FAIL"
     assert h["culprit"] == "kernel" and "does not match the reference" in r.err
+    assert "only kgo's edge shapes failed" in h["message"] and "--no-edge-shapes" in h["message"], h["message"]
+    r = check(ws, "--dim", "batch=8", "--dim", "features=64", "--no-edge-shapes")
+    assert r.rc == 0, r.err
 
 
 def test_a_raising_reference_is_blamed_not_the_kernel(tmp_path):

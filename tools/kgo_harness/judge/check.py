@@ -568,10 +568,10 @@ def run_check(req, problem, kp, emit):
                          "message": f"the delegation check could not run: {str(e)[:300]}"}
     except Hacked as h:
         cases.append(h.args[0]) if h.args[0].get("shape") is not None else None
-        out = finish(cases, tol, deleg, problem)
+        out = finish(cases, tol, deleg, problem, edges)
         out.update(verdict="REWARD_HACK", message=h.args[0]["message"])
         return out
-    return finish(cases, tol, deleg, problem)
+    return finish(cases, tol, deleg, problem, edges)
 
 
 def _reported(tol):
@@ -580,7 +580,7 @@ def _reported(tol):
     return {k: tol[k] for k in ("atol", "rtol", "max_rel_err", "source", "basis", "atol_scale") if k in tol}
 
 
-def finish(cases, tol, deleg, problem):
+def finish(cases, tol, deleg, problem, edges=()):
     details, summary = checks.run_all(checks.Evidence(cases, deleg, problem.device))
     broken = [c for c in summary if c["passed"] is False]
     statuses = [c["status"] for c in cases] + ["FAIL" for _ in broken]
@@ -591,6 +591,11 @@ def finish(cases, tol, deleg, problem):
         first = failed[0]
         message = f"{len(failed)}/{len(cases)} cases failed; first: shape {first['shape']} trial " \
                   f"{first['trial']}: {first['message']}"
+        if all(tuple(c["shape"]) in edges for c in failed) and \
+                any(c["status"] == "PASS" and tuple(c["shape"]) not in edges for c in cases):
+            message = (f"only kgo's edge shapes failed (every shape asked for passed): the kernel is wrong at sizes "
+                       f"the problem allows; fix it, or, if the problem never has them, pass --no-edge-shapes. "
+                       f"{message}")
     elif broken:
         message = f"{broken[0]['name']}: {broken[0]['message']}"
     else:
