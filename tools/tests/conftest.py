@@ -59,10 +59,11 @@ def validate(result):
 class Serve:
     """One warm harness worker for the whole session (the overhead path kgo uses)."""
 
-    def __init__(self, log_path):
+    def __init__(self, log_path, env=None):
         self.log = open(log_path, "w")
         self.proc = subprocess.Popen([sys.executable, str(ENTRY), "serve"], stdin=subprocess.PIPE,
-                                     stdout=subprocess.PIPE, stderr=self.log, text=True, cwd=ROOT)
+                                     stdout=subprocess.PIPE, stderr=self.log, text=True, cwd=ROOT,
+                                     env={**os.environ, **(env or {})})
 
     def __call__(self, **req):
         req.setdefault("command", "check")

@@ -2,6 +2,7 @@
 Each is caught by the cell; the `*_without_the_cell` tests run the same attack with the cell off (KGO_CELL=off and
 an unconfined request) and show that it then lands, so each test here fails with its defence removed."""
 # ctest-cost: 40
+import contextlib
 import os
 import shutil
 import pathlib
@@ -11,10 +12,29 @@ import threading
 
 import pytest
 
-from conftest import KERNELS, ROOT, SMALL, run_cli
+from conftest import KERNELS, ROOT, SMALL, Serve, run_cli
 
 CELL = KERNELS / "cell"
 OFF = {"KGO_CELL": "off"}
+
+
+@pytest.fixture(scope="module")
+def off(tmp_path_factory):
+    """A warm harness with the cell off (KGO_CELL=off), for the attacks that must land without it: one judge start
+    for them all, where each one-shot run started its own (a torch import, about 2 s of CPU)."""
+    serve = Serve(tmp_path_factory.mktemp("off") / "serve.stderr", env=OFF)
+    yield serve
+    serve.close()
+
+
+@contextlib.contextmanager
+def judge(tmp_path, env):
+    """A warm harness of this test's own environment for its few requests (one judge start, not one per request)."""
+    serve = Serve(tmp_path / "judge.stderr", env=env)
+    try:
+        yield serve
+    finally:
+        serve.close()
 
 
 def request(kernel, **extra):
@@ -31,15 +51,15 @@ def written(tmp_path, name, **subst):
     return path
 
 
-def test_forged_verdict_cannot_reach_the_judge():
-    rc, res, err = run_cli("check", request(CELL / "hack_forge_verdict.py"))
-    assert res["verdict"] == "FAIL", (res["verdict"], res["message"], err[-2000:])
+def test_forged_verdict_cannot_reach_the_judge(harness):
+    res = harness(**request(CELL / "hack_forge_verdict.py"))
+    assert res["verdict"] == "FAIL", (res["verdict"], res["message"])
     assert res["cell"]["confinement"] != "none"
 
 
-def test_forged_verdict_without_the_cell_is_caught_by_the_token():
+def test_forged_verdict_without_the_cell_is_caught_by_the_token(off):
     """With the cell off the kernel does reach the judge's channel; its line lacks the request's token."""
-    rc, res, _ = run_cli("check", request(CELL / "hack_forge_verdict.py", unconfined=True), env=OFF)
+    res = off(**request(CELL / "hack_forge_verdict.py", unconfined=True))
     assert res["verdict"] == "REWARD_HACK" and "token" in res["message"], res["message"]
 
 
@@ -56,16 +76,16 @@ def _landed(ws):
     return [p for p in ("memory/v0.json", "planted.txt") if (ws / p).exists()]
 
 
-def test_workspace_and_key_are_out_of_reach(tmp_path):
+def test_workspace_and_key_are_out_of_reach(harness, tmp_path):
     ws, kernel = _workspace(tmp_path)
-    rc, res, err = run_cli("check", request(kernel))
-    assert res["verdict"] in ("PASS", "FAIL"), (res["message"], err[-2000:])
+    res = harness(**request(kernel))
+    assert res["verdict"] in ("PASS", "FAIL"), res["message"]
     assert _landed(ws) == [], "the kernel wrote into its workspace"
 
 
-def test_workspace_without_the_cell_is_written(tmp_path):
+def test_workspace_without_the_cell_is_written(off, tmp_path):
     ws, kernel = _workspace(tmp_path)
-    run_cli("check", request(kernel, unconfined=True), env=OFF)
+    off(**request(kernel, unconfined=True))
     assert _landed(ws) == ["memory/v0.json", "planted.txt"]
     assert "None" not in (ws / "planted.txt").read_text()   # the key was read
 
@@ -122,27 +142,26 @@ def _listener():
     return srv, got
 
 
-def _network_attack(tmp_path, env=None, **extra):
+def _network_attack(tmp_path, serve, **extra):
     srv, got = _listener()
     kernel = written(tmp_path, "hack_network.py", **{"PORT = 0  # __PORT__": f"PORT = {srv.getsockname()[1]}"})
-    run_cli("check", request(kernel, **extra), env=env)
+    serve(**request(kernel, **extra))
     srv.close()
     return got
 
 
-def test_the_cell_has_no_network(tmp_path):
-    assert _network_attack(tmp_path) == []
+def test_the_cell_has_no_network(harness, tmp_path):
+    assert _network_attack(tmp_path, harness) == []
 
 
-def test_network_without_the_cell(tmp_path):
-    assert _network_attack(tmp_path, env=OFF, unconfined=True) == [b"hello from the kernel\n"]
+def test_network_without_the_cell(off, tmp_path):
+    assert _network_attack(tmp_path, off, unconfined=True) == [b"hello from the kernel\n"]
 
 
-def test_no_confinement_is_refused_unless_unconfined():
-    rc, res, _ = run_cli("check", request(ROOT / "examples" / "softmax" / "kernel.py"), env=OFF)
+def test_no_confinement_is_refused_unless_unconfined(off):
+    res = off(**request(ROOT / "examples" / "softmax" / "kernel.py"))
     assert res["verdict"] == "ERROR" and "--unconfined" in res["message"]
-    rc, res, _ = run_cli("check", request(ROOT / "examples" / "softmax" / "kernel.py",
-                                          unconfined=True), env=OFF)
+    res = off(**request(ROOT / "examples" / "softmax" / "kernel.py", unconfined=True))
     assert res["verdict"] == "PASS" and res["cell"] == {"confinement": "none (unconfined)", "namespaces": [],
                                                          "landlock_abi": None, "user": None, "unconfined": True}
 
@@ -150,11 +169,12 @@ def test_no_confinement_is_refused_unless_unconfined():
 def test_landlock_alone_still_holds(tmp_path):
     """Where namespaces are refused, Landlock is the floor: the workspace and the judge's channel stay closed."""
     ws, kernel = _workspace(tmp_path)
-    rc, res, _ = run_cli("check", request(kernel), env={"KGO_CELL": "landlock"})
-    assert res["cell"]["confinement"] == "landlock" and _landed(ws) == []
-    # Without a PID namespace the kernel finds its own process (a fork of the judge: the same command line) and
-    # writes into its own reply pipe, which the judge refuses; the judge's channel itself stays closed.
-    rc, res, _ = run_cli("check", request(CELL / "hack_forge_verdict.py"), env={"KGO_CELL": "landlock"})
+    with judge(tmp_path, {"KGO_CELL": "landlock"}) as landlock:
+        res = landlock(**request(kernel))
+        assert res["cell"]["confinement"] == "landlock" and _landed(ws) == []
+        # Without a PID namespace the kernel finds its own process (a fork of the judge: the same command line)
+        # and writes into its own reply pipe, which the judge refuses; the judge's channel itself stays closed.
+        res = landlock(**request(CELL / "hack_forge_verdict.py"))
     assert res["verdict"] in ("FAIL", "REWARD_HACK") and "forged" not in res["message"], res["message"]
 
 
@@ -173,12 +193,12 @@ def test_a_spawned_kernel_process_builds_the_same_cell(tmp_path):
     """On a GPU kernel processes are spawned, not forked from the template: the spawned one enters its cell before
     it imports anything (torch, the protocol's schemas) and still judges an honest kernel and keeps the workspace
     out of reach."""
-    spawned = {"KGO_HARNESS_TEMPLATE": "0"}
-    rc, res, err = run_cli("check", request(ROOT / "examples" / "softmax" / "kernel.py"), env=spawned)
-    assert res["verdict"] == "PASS", (res["message"], err[-2000:])
-    assert "landlock" in res["cell"]["confinement"]
-    ws, kernel = _workspace(tmp_path)
-    run_cli("check", request(kernel), env=spawned)
+    with judge(tmp_path, {"KGO_HARNESS_TEMPLATE": "0"}) as spawned:
+        res = spawned(**request(ROOT / "examples" / "softmax" / "kernel.py"))
+        assert res["verdict"] == "PASS", res["message"]
+        assert "landlock" in res["cell"]["confinement"]
+        ws, kernel = _workspace(tmp_path)
+        spawned(**request(kernel))
     assert _landed(ws) == []
 
 
@@ -202,10 +222,10 @@ def _honest(folder):
 
 def _cache_attack(tmp_path, env, **extra):
     cache = tmp_path / "cache"
-    env = {**env, "KGO_CACHE_DIR": str(cache)}
-    run_cli("check", request(_honest(tmp_path / "a"), **extra), env=env)
-    first = sorted(p.name for p in (cache / "cells").iterdir())
-    run_cli("check", request(written(tmp_path, "hack_plant_cache.py"), **extra), env=env)
+    with judge(tmp_path, {**env, "KGO_CACHE_DIR": str(cache)}) as serve:
+        serve(**request(_honest(tmp_path / "a"), **extra))
+        first = sorted(p.name for p in (cache / "cells").iterdir())
+        serve(**request(written(tmp_path, "hack_plant_cache.py"), **extra))
     return cache / "cells" / first[0], first
 
 
@@ -223,13 +243,13 @@ def test_the_same_sources_in_another_workspace_share_their_compile_cache(tmp_pat
     """remote.compile_key: the cache follows the sources' bytes, not the workspace folder, so a sweep's copies and a
     second workspace reuse what the first compiled; other sources get a cache of their own."""
     cache = tmp_path / "cache"
-    env = {"KGO_CACHE_DIR": str(cache)}
-    for name in ("a", "b"):
-        run_cli("check", request(_honest(tmp_path / name)), env=env)
-    assert len(list((cache / "cells").iterdir())) == 1
-    other = _honest(tmp_path / "c")
-    other.write_text(other.read_text() + "\n# another kernel\n")
-    run_cli("check", request(other), env=env)
+    with judge(tmp_path, {"KGO_CACHE_DIR": str(cache)}) as serve:
+        for name in ("a", "b"):
+            serve(**request(_honest(tmp_path / name)))
+        assert len(list((cache / "cells").iterdir())) == 1
+        other = _honest(tmp_path / "c")
+        other.write_text(other.read_text() + "\n# another kernel\n")
+        serve(**request(other))
     assert len(list((cache / "cells").iterdir())) == 2
 
 
