@@ -66,6 +66,9 @@ void register_init(CLI::App& app, Context& ctx) {
   sub->add_option("--wiki", o->wiki, "gpu-wiki folder (default: $KGO_GPU_WIKI, /tmp/gpu-wiki, embedded)");
   sub->add_option("--dir", o->req.dir, "Parent directory (default: $KGO_WORKSPACES, else /tmp)");
   sub->add_option("--notes", o->req.notes, "Free-text notes for the README");
+  sub->add_option("--max-iterations", o->req.max_iterations,
+                  "Iterations after which `kgo next` ends a run short of its targets")
+      ->check(CLI::PositiveNumber)->capture_default_str();
   sub->add_option("--contract", o->contract.name, "How to read the kernel files (default: detected; see below)");
   sub->add_option("--dim", o->contract.dims, "Named problem dim NAME=VALUE (fmh66, kernelbench, sol-execbench; repeatable)");
   sub->add_option("--inputs", o->contract.inputs, "CUDA solve(): input pointers, comma-separated (else its const pointers)");

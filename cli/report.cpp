@@ -22,7 +22,7 @@ void register_report(CLI::App& app, Context& ctx) {
   auto o = std::make_shared<ReportCliOptions>();
   CLI::App* cmd = app.add_subcommand("report", "Write report/final_report.md, report/benchmark.md and SVG charts");
   cmd->add_flag("--html", o->html, "Also write report/report.html: one self-contained page with the tables and charts");
-  cmd->add_option("--budget", o->budget, "Iteration budget; reaching it is reported as the stopping reason")
+  cmd->add_option("--budget", o->budget, "Iteration budget (default: kgo.json max_iterations)")
       ->check(CLI::PositiveNumber);
   add_workspace_option(cmd, ctx);
   cmd->callback([o, &ctx] {

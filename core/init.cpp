@@ -155,6 +155,7 @@ InitResult init_workspace(const InitRequest& req, const ResolvedPlatform& platfo
   cfg.wiki_fingerprint = platform.wiki_fingerprint;
   cfg.wiki_embedded = platform.wiki_embedded;
   cfg.notes = req.notes;
+  cfg.max_iterations = req.max_iterations;
   cfg.contract = req.contract;
   cfg.kgo_version = kgo_version();
   cfg.created_at = utc_now_iso();
@@ -219,6 +220,7 @@ InitResult init_workspace(const InitRequest& req, const ResolvedPlatform& platfo
         {"wiki_path", cfg.wiki_path},
         {"workspace", target.string()},
         {"notes", cfg.notes.empty() ? "none" : cfg.notes},
+        {"max_iterations", std::to_string(cfg.max_iterations)},
         {"created_at", cfg.created_at}};
     write_file(tmp / "README.md", render_template(template_text, vars));
     GitRepo repo = GitRepo::init(tmp);

@@ -20,6 +20,7 @@ struct InitRequest {
   std::optional<fs::path> dir;  // parent directory; default $KGO_WORKSPACES, else /tmp
   std::string notes;
   nlohmann::json contract;  // see WorkspaceConfig::contract
+  int max_iterations = k_default_max_iterations;
   bool force = false;
 };
 

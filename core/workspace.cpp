@@ -23,6 +23,7 @@ void to_json(nlohmann::json& j, const WorkspaceConfig& c) {
                                {"fingerprint", c.wiki_fingerprint},
                                {"embedded", c.wiki_embedded}}},
                      {"notes", c.notes},
+                     {"max_iterations", c.max_iterations},
                      {"kgo_version", c.kgo_version},
                      {"created_at", c.created_at}};
   if (!c.contract.is_null()) j["contract"] = c.contract;
@@ -47,6 +48,7 @@ void from_json(const nlohmann::json& j, WorkspaceConfig& c) {
   w.at("fingerprint").get_to(c.wiki_fingerprint);
   c.wiki_embedded = w.value("embedded", false);
   c.notes = j.value("notes", "");
+  c.max_iterations = j.value("max_iterations", k_default_max_iterations);  // workspaces made before it existed
   j.at("kgo_version").get_to(c.kgo_version);
   j.at("created_at").get_to(c.created_at);
   if (j.contains("contract") && j["contract"].is_object()) c.contract = j["contract"];

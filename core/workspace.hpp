@@ -12,6 +12,10 @@ namespace kgo::core {
 
 namespace fs = std::filesystem;
 
+// Iterations (v1, v2, ...) decided before `kgo next` ends a run whose Stop Conditions are not met (the seed's
+// "max iterations", fixed once the run starts); kgo init --max-iterations sets it.
+inline constexpr int k_default_max_iterations = 10;
+
 struct WorkspaceConfig {
   std::string name;
   std::string platform;             // canonical product name as the wiki states it
@@ -29,6 +33,7 @@ struct WorkspaceConfig {
   std::string wiki_fingerprint;
   bool wiki_embedded = false;
   std::string notes;
+  int max_iterations = k_default_max_iterations;
   // How the harness reads the kernel files when it is not the default: {"name", "dims", "inputs",
   // "outputs", "sizes"} (kgo init --contract/--dim/--inputs/--outputs/--size); null: detected.
   nlohmann::json contract;

@@ -55,7 +55,8 @@ std::optional<std::string> unreachable_target(const nlohmann::json& roof) {
 const char* workflow_line() {
   return "init -> spec auto -> roofline -> baseline -> [plan new -> edit the kernel -> propose (check, bench, "
          "accept or reject)]* -> done when the Stop Conditions are met (on a machine without a GPU: correct_only; "
-         "with no launch-latency floor registered: unreachable until `kgo ceiling --record`)";
+         "after kgo.json's max_iterations decided iterations: budget_spent; with no launch-latency floor "
+         "registered: unreachable until `kgo ceiling --record`)";
 }
 
 NextStep next_step(const std::optional<fs::path>& workspace) {
@@ -98,6 +99,16 @@ NextStep next_step(const std::optional<fs::path>& workspace) {
                     "correctness only)");
   }
   if (!pending) {
+    int decided = 0;
+    for (const Record& r : records) decided += r.n >= 1;
+    int budget = core::load_config(ws).max_iterations;
+    if (decided >= budget) {
+      return step("budget_spent", "kgo report", "report",
+                  fmt::format("{} iterations are decided, the budget fixed at init (kgo.json max_iterations {}), and "
+                              "the Stop Conditions are not met: this run ends here; `kgo report` writes the report "
+                              "(a new run: a new workspace, `kgo init --max-iterations N`)",
+                              decided, budget));
+    }
     if (auto shape = unreachable_target(*roof)) {
       return step("unreachable", "kgo ceiling --record <gpu-wiki dir> && kgo spec auto && kgo roofline", "",
                   "the Stop Conditions are not met and no launch-latency floor is registered, so the targets rest "
@@ -121,7 +132,9 @@ NextStep next_step(const std::optional<fs::path>& workspace) {
   return s;
 }
 
-bool terminal(const NextStep& s) { return s.state == "done" || s.state == "correct_only" || s.state == "unreachable"; }
+bool terminal(const NextStep& s) {
+  return s.state == "done" || s.state == "correct_only" || s.state == "budget_spent" || s.state == "unreachable";
+}
 
 nlohmann::json to_json(const NextStep& s) {
   return {{"state", s.state}, {"terminal", terminal(s)}, {"command", s.command}, {"tool", s.tool}, {"why", s.why},

@@ -89,7 +89,7 @@ json input_schema(const Spec& spec) {
     if (p.required && !(aliased && p.name == "op")) required.push_back(p.name);
   }
   if (d.workspace) {
-    props["workspace"] = {{"type", "string"}, {"description", "Workspace directory"}};
+    props["workspace"] = {{"type", "string"}, {"description", "Workspace folder"}};
   }
   for (const Param& p : seed_params(d.seed)) {
     if (!props.contains(p.name)) props[p.name] = param_schema(p);
@@ -203,7 +203,7 @@ std::vector<Def> definitions() {
       {"next", "The next step of the kgo workflow for this workspace, with the exact command or tool to run.",
        {"next"}, {}, "cli/next.schema.json", 30},
       {"init", "Create a workspace kernel_opt_<name> from a kernel (and reference) file.", {"init"},
-       {"name", "kernel", "--platform", "--reference", "--dtype", "--shape", "--framework", "--dir"},
+       {"name", "kernel", "--platform", "--reference", "--dtype", "--shape", "--framework", "--dir", "--max-iterations"},
        "cli/init.schema.json", 60, false, false, true},
       {"status", "Configuration, newest commits and records of a workspace (bounded; detail says what was left out).",
        {"status"},
@@ -239,8 +239,8 @@ std::vector<Def> definitions() {
       {"profile", "Nsight Compute profile and a bottleneck verdict.", {"profile"},
        {"version", "--shape"},
        "cli/profile.schema.json", 1800, true},
-      {"propose", "Propose the workspace kernel (or `kernel`, copied in): kgo checks it, benches it on a GPU, "
-                  "compares it with the last accepted version and the Stop Conditions, then accepts or rejects it.",
+      {"propose", "Propose the workspace kernel (or `kernel`, copied in): kgo checks and benches it, compares it "
+                  "with the last accepted version and the Stop Conditions, then accepts or rejects it.",
        {"propose"},
        {"--kernel", "--description", "--shape", "--device", "--trials", "--no-edge-shapes"},
        "cli/propose.schema.json", 2400, true},
@@ -265,7 +265,7 @@ std::vector<Def> definitions() {
        {"--history"}, "cli/audit.schema.json", 300, false, true,
        true},
       {"plan_check", "Check a plan before proposing it: every section filled, one action category, a Hypothesis its "
-                     "files bear out, no uncited or unregistered hardware number (propose runs it first too).",
+                     "files bear out, no uncited or unregistered hardware number (propose runs it too).",
        {"plan", "check"}, {"version"},
        "cli/plan.schema.json", 60},
       {"report", "Write and commit report/ (final report, benchmark table, SVG charts) and the README's Final Report.",
@@ -286,15 +286,15 @@ std::vector<Def> definitions() {
        {"guide", "op"},
        {"op"},
        "cli/guide-op.schema.json", 30, false, false},
-      {"get_kernel_template", "A Triton kernel template of an op (v1 baseline, v2 tiling, v3 coalesced, v4 optimized), "
-                              "or of the seed's pattern: elementwise (add), reduction (sum), matmul, fused (softmax).",
+      {"get_kernel_template", "A Triton kernel template of an op (v1 baseline to v4 optimized), or of the seed's "
+                              "pattern: elementwise (add), reduction (sum), matmul, fused (softmax).",
        {"guide", "template"},
        {"op", "--variant"},
        "cli/guide-template.schema.json", 30, false, false},
       {"check_gpu_status", "This machine's GPU, driver, CUDA, torch, triton, ncu, nvcc.", {"env"}, {},
        "cli/env.schema.json", 180, true},
       {"run_triton_kernel", "Run the workspace kernel once per shape against its reference (no record); or, with the "
-                            "seed's code and test_input_code, that code in a scratch workspace (its own reference).",
+                            "seed's code and test_input_code, that code in a scratch workspace.",
        {"check", "--trials=1", "--no-edge-shapes", "--no-record"},
        {"--shape", "--device"},
        "cli/check.schema.json", 600, true, true, false, "run"},

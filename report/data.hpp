@@ -55,7 +55,7 @@ struct ReportData {
 };
 
 struct ReportOptions {
-  std::optional<int> budget;         // iteration budget; reaching it is a stopping reason
+  std::optional<int> budget;         // iteration budget (default: kgo.json max_iterations); reaching it stops
 };
 
 ReportData collect(const fs::path& workspace, const ReportOptions& opts);

@@ -8,7 +8,7 @@ import json
 
 import pytest
 
-from conftest import git, run_kgo, validate
+from conftest import SOURCE_DIR, git, run_kgo, validate
 from iteration_helpers import record
 from planted import wrong
 
@@ -168,3 +168,28 @@ def test_a_typed_time_below_the_roofline_floor_is_refused(workspace):
     r = run_kgo(*base, "--time-us", floor_us * 0.75)  # 133% of the bandwidth
     assert r.rc == 3 and "below the roofline floor" in json.loads(r.out)["error"], r.out
     assert run_kgo(*base, "--time-us", floor_us * 2).rc in (0, 2)
+
+
+def test_a_timed_run_ends_when_its_iteration_budget_is_decided(tmp_path, kernel_file):
+    """On a GPU the Stop Conditions may never be met: the run ends once kgo.json's max_iterations (fixed at init,
+    the seed's "max iterations") are decided, so an agent that follows `kgo next` always reaches an end."""
+    parent = tmp_path / "ws"
+    parent.mkdir()
+    ok("init", "softmax", kernel_file, "--platform", "H100", "--dir", parent, "--shape", "4096x4096",
+       "--max-iterations", "1", "--reference", SOURCE_DIR / "templates" / "ops" / "softmax" / "ref.py")
+    ws = parent / "kernel_opt_softmax"
+    assert json.loads((ws / "kgo.json").read_text())["max_iterations"] == 1
+    ok("spec", "auto", "--workspace", ws)
+    ok("roofline", "--op", "softmax", "--workspace", ws)
+    ok("baseline", *CPU, "--workspace", ws)
+    ok("plan", "new", "v1", "--workspace", ws)
+    (ws / "plans" / "v1_plan.md").write_text(plan_text(1))
+    ok("propose", *CPU, "--workspace", ws)
+    assert jnext(ws)["state"] == "correct_only"   # a CPU session ends first
+    (ws / "profiles" / "v0").mkdir(parents=True)  # something was timed here (as on a GPU)
+    (ws / "profiles" / "v0" / "profile.json").write_text('{"numbers": {"dram_pct": 40.0}}\n')
+    n = jnext(ws)
+    assert n["state"] == "budget_spent" and n["terminal"] and n["tool"] == "report", n
+    assert "max_iterations 1" in n["why"], n
+    bad = run_kgo("init", "other", kernel_file, "--platform", "H100", "--dir", parent, "--max-iterations", "0")
+    assert bad.rc != 0 and "max-iterations" in bad.err, bad.err
