@@ -426,8 +426,10 @@ def _weights(words, device):
         if len(_WEIGHTS) >= 4:
             _WEIGHTS.pop(next(iter(_WEIGHTS)))
         gen = torch.Generator(device=device).manual_seed(0x6b676f)   # the same weights in every process
+        # Odd weights: a flip of bit b of a word changes the sum by 2^b * w, never 0 modulo 2^32 (with an even
+        # weight the top bit of a word, such as a float's sign, could flip unseen).
         w = _WEIGHTS[k] = torch.randint(-(1 << 31), 1 << 31, (words,), generator=gen, dtype=torch.int64,
-                                        device=device).to(torch.int32)
+                                        device=device).bitwise_or(1).to(torch.int32)
     return w
 
 

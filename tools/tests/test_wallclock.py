@@ -171,6 +171,13 @@ def test_a_batch_digest_is_each_calls_digest_and_sees_one_bit(device):
     flipped = [t.clone() if isinstance(t, torch.Tensor) else t for t in calls[2]]
     flipped[2].view(torch.int16)[1] ^= 1          # the lowest mantissa bit of one fp16 output
     assert timing.digest(flipped) != batch[2]
+    out = torch.randn(64, device=device)
+    signs = []   # every float's sign bit, the top bit of its word: seen with any weight only when weights are odd
+    for j in range(64):
+        flipped = out.clone()
+        flipped[j] = -flipped[j]
+        signs.append(timing.digest([flipped]) != timing.digest([out]))
+    assert all(signs), f"{signs.count(False)} of 64 sign flips unseen"
     plain = [[torch.randn(64, device=device)] for _ in range(16)]   # one layout: the stacked pass on a GPU
     assert timing.digests(plain) == [timing.digest(c) for c in plain]
 
