@@ -2,6 +2,7 @@
 the kernel's process runs only when asked, each call's outputs committed by digest, calls checked that the judge picks
 after the reply. Attacks from the kernel's own process: forged samples, skipped calls, work deferred past the clock.
 On the CPU the host clock times the kernel; on a GPU (when present) CUDA events, at a size the events can resolve."""
+import statistics
 import time
 
 import pytest
@@ -24,6 +25,13 @@ def bench(harness, name, device, shape, rotate):
 @pytest.mark.parametrize("device,shape,rotate", SETUPS)
 def test_forged_samples_meet_the_judges_clock(harness, device, shape, rotate):
     res = bench(harness, "hack_event_forgery.py", device, shape, rotate)
+    size = res["sizes"][0]
+    if device == "cuda" and res["verdict"] == "PASS" and size["timed_by"] == "judge":
+        # On a GPU a gap the host's measured enqueue cost explains gets the judge's own time recorded instead of
+        # the samples (PROTOCOL.md, Tampering 3; seen in 2 of 6 H200 runs): the forgery is still not the record.
+        forged = statistics.median(size["samples_us"])
+        assert size["median_us"] >= 10 * forged, (size["median_us"], forged)
+        return
     assert res["verdict"] == "REWARD_HACK", res["message"]
     assert "judge's clock" in res["message"] and "back-to-back" in res["message"], res["message"]
 
