@@ -99,8 +99,7 @@ NextStep next_step(const std::optional<fs::path>& workspace) {
                     "correctness only)");
   }
   if (!pending) {
-    int decided = 0;
-    for (const Record& r : records) decided += r.n >= 1;
+    int decided = decided_iterations(records);
     int budget = core::load_config(ws).max_iterations;
     if (decided >= budget) {
       return step("budget_spent", "kgo report", "report",

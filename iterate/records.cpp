@@ -98,6 +98,12 @@ std::string evidence_text(const json& record) {
   return s.empty() || s == "unknown" ? "not profiled" : one_line(s, 72);
 }
 
+int decided_iterations(const std::vector<Record>& records) {
+  int n = 0;
+  for (const Record& r : records) n += r.n >= 1 && r.gate() != "PENDING";
+  return n;
+}
+
 void require_decidable(const std::vector<Record>& records, int n) {
   const Record* rec = nullptr;
   for (const auto& r : records) {

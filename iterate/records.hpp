@@ -36,6 +36,9 @@ std::string summary_text(const nlohmann::json& record);
 // The profile evidence in a few words (evidence_summary, else bottleneck_type), or "not profiled".
 std::string evidence_text(const nlohmann::json& record);
 
+// The iterations (v1, v2, ...) whose quality gate is decided: what kgo.json's max_iterations budgets.
+int decided_iterations(const std::vector<Record>& records);
+
 // Refuses (Error(record_error)) deciding record `n` when it is masked, already decided, or a
 // later record has been decided.
 void require_decidable(const std::vector<Record>& records, int n);

@@ -154,14 +154,12 @@ void environment(const std::vector<iterate::Record>& records, const core::Worksp
   d.environment.push_back({"clocks (measured)", (*env)["clocks"].is_object() ? (*env)["clocks"].dump() : "N/A: not reported"});
 }
 
-void choose_best(ReportData& d, int budget) {
+void choose_best(ReportData& d, int decided, int budget) {
   for (size_t i = 0; i < d.versions.size(); ++i) {
     const auto& v = d.versions[i];
     if (v.gate != "PASS" || v.masked || !v.latency_us) continue;
     if (!d.best || *v.latency_us < *d.versions[*d.best].latency_us) d.best = static_cast<int>(i);
   }
-  int decided = 0;
-  for (const auto& v : d.versions) decided += v.gate != "PENDING" ? 1 : 0;
   if (!d.best) {
     d.stopping_reason = "N/A: no accepted version with a stamped latency yet";
     return;
@@ -169,14 +167,14 @@ void choose_best(ReportData& d, int budget) {
   const VersionRow& b = d.versions[*d.best];
   if (b.pct_of_target && *b.pct_of_target >= 100) {
     d.stopping_reason = fmt::format("target met: v{} reaches {:.0f}% of the roofline target", b.n, *b.pct_of_target);
-  } else if (decided - 1 >= budget) {
-    d.stopping_reason = fmt::format("budget: {} iterations decided of a budget of {}", decided - 1, budget);
+  } else if (decided >= budget) {
+    d.stopping_reason = fmt::format("budget: {} iterations decided of a budget of {}", decided, budget);
   } else if (auto sat = std::max(b.ncu_memory_pct.value_or(0), b.ncu_sm_pct.value_or(0)); sat >= 80) {
     d.stopping_reason = fmt::format("saturated bottleneck: v{}'s busiest unit is at {:.0f}% of peak (ncu), above the "
                                     "80% saturation threshold of kgo profile's verdict", b.n, sat);
   } else {
     d.stopping_reason = fmt::format("not stopped: the target is not met, {} of {} iterations are decided, and no unit "
-                                    "is saturated", decided - 1, budget);
+                                    "is saturated", decided, budget);
   }
 }
 
@@ -201,7 +199,8 @@ ReportData collect(const fs::path& ws, const ReportOptions& opts) {
   for (auto& v : d.versions) {
     if (v0 > 0 && v.latency_us) v.speedup_vs_v0 = v0 / *v.latency_us;
   }
-  choose_best(d, opts.budget.value_or(cfg.max_iterations));   // --budget, else the one fixed at init
+  // --budget, else the one fixed at init
+  choose_best(d, iterate::decided_iterations(records), opts.budget.value_or(cfg.max_iterations));
   return d;
 }
 

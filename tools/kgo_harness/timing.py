@@ -449,12 +449,12 @@ def _words(t):
 
 def digests(calls):
     """A digest of each call's outputs' exact bits (`calls`: one output or list of outputs per call): the sum modulo
-    2**32 of the outputs' bytes, read as int32 words end to end, each times a fixed pseudo-random int32 weight (the
-    same in every process for a length and device type). Sums modulo 2**32 do not depend on their order, so the
-    judge recomputes exactly what the kernel's process said, on any thread count. Calls of one length are
+    2**32 of the outputs' bytes, read as int32 words end to end, each times a fixed pseudo-random odd int32 weight
+    (the same in every process for a length and device type). Sums modulo 2**32 do not depend on their order, so
+    the judge recomputes exactly what the kernel's process said, on any thread count. Calls of one length are
     digested together (a few launches for a whole batch) up to STACK_BYTES, one by one beyond; one transfer for
-    all (on the CPU, where a launch costs nothing, one by one). Outputs that differ in a few bits change it; it is no cryptographic hash (PROTOCOL.md says what that
-    leaves open)."""
+    all (on the CPU, where a launch costs nothing, one by one). Any single flipped bit changes it; it is no
+    cryptographic hash (PROTOCOL.md says what that leaves open)."""
     words, extra = [], []
     for outputs in calls:
         outs = outputs if isinstance(outputs, (list, tuple)) else [outputs]

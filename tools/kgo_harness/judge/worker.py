@@ -131,7 +131,8 @@ def _close_pool():
 
 def prepare(device):
     """The judge's own first-request start-up (its modules, the CUDA context, the environment block), done while
-    the kernel's process is still starting instead of after it. Best effort: a failure here shows again, with its message, in the request."""
+    the kernel's process is still starting instead of after it. Best effort: a failure here shows again, with its
+    message, in the request."""
     try:
         import torch
         from kgo_harness.judge import bench, check
