@@ -4,7 +4,7 @@ kernels, their verdicts and times, and where they disagree. Offline; one device 
 
   formats_side_by_side.py [--parts kernelbench,fmh66,sol-execbench,tritonbench,examples] [--device cuda|cpu]
                           [--shard K/N | --offset I --limit N] [--stride K] [--budget S] [--out DIR] [--list]
-                          [--repeat N]
+                          [--repeat N] [--jobs I,J,...]
   formats_side_by_side.py --merge DIR_OR_JSON... [--out DIR]
 On the GPU machine, one call per shard: OUT=$OUT bench/h200_phases.sh sbs:1/3:550 (bench/README.md).
 
@@ -188,7 +188,8 @@ def run_jobs(args, jobs, work, out_json):
            "device": args.device, "jobs_total": len(jobs), "offset": args.offset, "rows": rows}
     servers = own.Servers(args, work)
     longest = {}
-    picked = range(args.offset, min(len(jobs), args.offset + args.limit) if args.limit else len(jobs), args.stride)
+    picked = getattr(args, "picked", None) or range(args.offset, min(len(jobs), args.offset + args.limit)
+                                                    if args.limit else len(jobs), args.stride)
     for i in picked:
         job = jobs[i]
         left = args.budget - (time.perf_counter() - start) if args.budget else 3600.0
@@ -299,7 +300,7 @@ def merge(paths, out):
         files += sorted(p.glob("side_by_side-*.json")) if p.is_dir() else [p]
     if not files:
         sys.exit(f"--merge: no side_by_side-*.json under {paths}")
-    docs = sorted((json.loads(f.read_text()) for f in files), key=lambda d: d["offset"])
+    docs = sorted((json.loads(f.read_text()) for f in files), key=lambda d: (d["date"], d["offset"]))  # reruns last
     out.mkdir(parents=True, exist_ok=True)
     (out / "side_by_side.json").write_text(json.dumps(docs, indent=1) + "\n")
     summarize(docs, out)
@@ -317,6 +318,7 @@ def main():
     ap.add_argument("--shard", help="K/N: the K-th (1-based) of N equal slices of the job list")
     ap.add_argument("--offset", type=int, default=0)
     ap.add_argument("--limit", type=int, default=0, help="at most N jobs (0: all)")
+    ap.add_argument("--jobs", help="I,J,...: only these job numbers of the selection (a rerun of some rows)")
     ap.add_argument("--stride", type=int, default=1, help="every K-th job of the selection (a sample)")
     ap.add_argument("--repeat", type=int, default=1, help="the selection N times over (fresh workspaces)")
     ap.add_argument("--budget", type=float, default=0, help="seconds; no job starts that would pass it (0: none)")
@@ -340,12 +342,15 @@ def main():
             k, n = map(int, args.shard.split("/"))
             size = -(-len(jobs) // n)
             args.offset, args.limit = (k - 1) * size, size
+        if args.jobs:
+            args.picked = sorted({int(i) for i in args.jobs.split(",")} & set(range(len(jobs))))
         if args.list:
             for i, j in enumerate(jobs):
                 print(i, j["format"], j["problem"], j["kernel"], j.get("dims", ""))
             return 0
         out.mkdir(parents=True, exist_ok=True)
-        doc = run_jobs(args, jobs, work, out / f"side_by_side-{args.offset:03d}.json")
+        name = "rerun-" + args.jobs.replace(",", "_")[:60] if args.jobs else f"{args.offset:03d}"
+        doc = run_jobs(args, jobs, work, out / f"side_by_side-{name}.json")
     summarize([doc], out)
     print(f"next_offset: {doc['next_offset']} (of {len(jobs)} jobs; None: this selection is done)")
     return 0

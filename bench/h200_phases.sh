@@ -19,7 +19,7 @@ export KGO=$(realpath .device-carry/kgo) KGO_BIN=$(realpath .device-carry/kgo) K
 export KGO_DATA_DIR=$PWD PYTHONUNBUFFERED=1
 OUT=${OUT:?set OUT}
 mkdir -p "$OUT"
-W=/tmp/h200_phases.${CUDA_VISIBLE_DEVICES:-all}; rm -rf "$W"; mkdir -p "$W"
+W=$(mktemp -d /tmp/h200_phases.XXXXXX)  # one per lane: several lanes may share a GPU
 { date -u; nvidia-smi --query-gpu=name,uuid,driver_version,clocks.sm,clocks.mem --format=csv; "$KGO" --version; } > "$OUT/machine.txt" 2>&1
 cat "$OUT/machine.txt"
 for item in "$@"; do

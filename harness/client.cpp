@@ -81,7 +81,9 @@ HarnessOutcome finish(const HarnessCall& call, HarnessOutcome o, const std::stri
   std::string verdict = jstr(result, "verdict");
   if (verdict == "ERROR") {
     if (jstr(result, "error") == "no confinement") throw Error(jstr(result, "message"), ExitCode::no_cell);
+    // `error` holds the detail, except where it is a Python traceback: then the message names the exception.
     std::string err = jstr(result, "error", jstr(result, "message", "?"));
+    if (err.starts_with("Traceback") && !jstr(result, "message").empty()) err = jstr(result, "message");
     throw Error("the harness rejected the " + call.command + " request: " + err, ExitCode::harness_error);
   }
   if (!is_verdict(verdict)) {

@@ -66,6 +66,20 @@ TEST(ClientTest, RejectedRequestThrowsWithTheHarnessError) {
   }
 }
 
+TEST(ClientTest, AHarnessTracebackGivesWayToItsMessage) {
+  test::TempDir dir;
+  auto py = fake(dir, "cat >/dev/null; echo '{\"protocol\":1,\"command\":\"check\",\"verdict\":\"ERROR\","
+                      "\"message\":\"harness error: RuntimeError: the kernel process could not start\","
+                      "\"error\":\"Traceback (most recent call last):  File worker.py\"}'; exit 0");
+  try {
+    run_harness(call(py));
+    FAIL() << "ERROR verdict accepted";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("could not start"), std::string::npos) << e.what();
+    EXPECT_EQ(std::string(e.what()).find("Traceback"), std::string::npos) << e.what();
+  }
+}
+
 TEST(ClientTest, NoResultThrowsWithStderrTail) {
   test::TempDir dir;
   auto py = fake(dir, "cat >/dev/null; echo 'ImportError: no module named torch' >&2; exit 1");

@@ -8,7 +8,10 @@ Order of precedence, each step replacing the one before for the keys it names:
      contraction may run on TF32 tensor cores (Triton's default input_precision, torch's allow_tf32) unless the
      problem asks for IEEE. Only the problem decides this: the kernel's own text never widens its tolerance;
   3. a format's own stated tolerance (the harness its authors use: KernelBench's per-precision tolerance, a
-     SOL-ExecBench workload's `tolerance`, an opus24 test's `torch.allclose(atol=, rtol=)`);
+     SOL-ExecBench workload's `tolerance`, an opus24 test's `torch.allclose(atol=, rtol=)`). It is relative to
+     that harness's reference, run in the problem's dtype with torch's defaults; where that reference itself
+     computes on TF32 (a cuDNN convolution: `torch.backends.cudnn.allow_tf32` defaults to True), kgo's exact
+     reference would fail the reference itself, so the stated values are floored at TF32's;
   4. ref.py's module-level ATOL/RTOL/MAX_REL_ERR (upper or lower case: fmh66's checker reads `atol`/`rtol`);
   5. the request (--atol/--rtol).
 The result's `tolerance` carries `source` (the last step that set a value: default, policy, format, ref.py,
@@ -39,6 +42,11 @@ _CONTRACTION_REF = re.compile(r"\b(matmul|mm|bmm|addmm|baddbmm|einsum|linear|con
                               r"ConvTranspose[123]d|MultiheadAttention)\b")
 
 
+_CONV_REF = re.compile(r"\b(conv[123]d|conv_transpose[123]d)\s*\(|\bnn\.(Conv|ConvTranspose)[123]d\b")
+_CUDNN_IEEE = re.compile(r"cudnn\.allow_tf32\s*=\s*False")
+_MATMUL_TF32 = re.compile(r"matmul\.allow_tf32\s*=\s*True|set_float32_matmul_precision\(\s*['\"](high|medium)['\"]")
+
+
 def by_dtype(name):
     if name in BY_DTYPE:
         return BY_DTYPE[name]
@@ -66,10 +74,23 @@ def problem_precision(reference_text, family, dtype_name):
     return "tfloat32"
 
 
+def reference_precision(reference_text, dtype_name):
+    """"tfloat32" where the problem's own reference, run in fp32 with torch's defaults, computes on TF32: a cuDNN
+    convolution unless it sets `cudnn.allow_tf32 = False`, a matmul only where it turns TF32 on (torch's matmul
+    default is IEEE); else None. What a format's stated tolerance is relative to (decide, step 3)."""
+    text = reference_text or ""
+    if dtype_name != "float32":
+        return None
+    if _CONV_REF.search(text) and not _CUDNN_IEEE.search(text):
+        return "tfloat32"
+    return "tfloat32" if _MATMUL_TF32.search(text) else None
+
+
 def decide(dtype_name, input_dtypes=(), family=None, precision=None, op_scale=1.0, stated=None, module=None,
-           request=None):
+           request=None, stated_relative_to=None):
     """The tolerance dict: atol, rtol, max_rel_err, atol_scale ("absolute" or "reference_rms"), source, basis.
-    `stated` is (dict of keys, where) from the format; `module` {key: value} from ref.py; `request` likewise."""
+    `stated` is (dict of keys, where) from the format; `module` {key: value} from ref.py; `request` likewise;
+    `stated_relative_to`: the precision the format's own reference computes in (reference_precision)."""
     basis = []
     base = dtype_name
     coarse = coarsest(list(input_dtypes) + [dtype_name])
@@ -101,6 +122,11 @@ def decide(dtype_name, input_dtypes=(), family=None, precision=None, op_scale=1.
         tol["atol_scale"] = "absolute"
         source = "format"
         basis.append(f"stated by {where}")
+        if stated_relative_to and RANK.get(stated_relative_to, 0) > RANK.get(dtype_name, 0):
+            floor = dict(zip(KEYS, by_dtype(stated_relative_to)))
+            tol.update({k: max(tol[k], floor[k]) for k in KEYS})
+            basis.append(f"floored at {stated_relative_to}'s: that harness's reference computes on TF32 "
+                         "(cuDNN's default for a convolution), kgo's is exact")
     if module:
         tol.update({k: float(v) for k, v in module.items() if k in KEYS})
         tol["atol_scale"] = "absolute"

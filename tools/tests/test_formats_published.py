@@ -55,6 +55,28 @@ def test_only_the_problem_declares_family_and_tf32():
     assert tolerance.problem_precision(ieee, "contraction", "float32") is None
 
 
+def test_a_stated_tolerance_is_relative_to_what_its_harness_reference_computes_in():
+    """KernelBench states 1e-4 for fp32 against a reference run in fp32 with torch's defaults: a cuDNN convolution
+    there runs on TF32 (the H200: the problem's own Model, as ModelNew, missed kgo's exact reference by 4e-4 and
+    passed KernelBench). Its matmul is IEEE by torch's default, so 1e-4 stands there."""
+    conv = "class Model(nn.Module):\n    def __init__(self):\n        self.conv = nn.Conv2d(3, 8, 3)\n"
+    matmul = "class Model(nn.Module):\n    def forward(self, a, b):\n        return torch.matmul(a, b)\n"
+    assert tolerance.reference_precision(conv, "float32") == "tfloat32"
+    assert tolerance.reference_precision(conv, "float16") is None
+    assert tolerance.reference_precision("torch.backends.cudnn.allow_tf32 = False\n" + conv, "float32") is None
+    assert tolerance.reference_precision(matmul, "float32") is None
+    assert tolerance.reference_precision("torch.set_float32_matmul_precision('high')\n" + matmul,
+                                         "float32") == "tfloat32"
+    kb = ({"atol": 1e-4, "rtol": 1e-4}, "KernelBench")
+    floored = tolerance.decide("float32", [], "contraction", "tfloat32", 1.0, kb,
+                               stated_relative_to=tolerance.reference_precision(conv, "float32"))
+    assert (floored["atol"], floored["rtol"], floored["source"]) == (1e-2, 1e-2, "format")
+    assert "floored at tfloat32" in floored["basis"]
+    exact = tolerance.decide("float32", [], "contraction", "tfloat32", 1.0, kb,
+                             stated_relative_to=tolerance.reference_precision(matmul, "float32"))
+    assert (exact["atol"], exact["rtol"]) == (1e-4, 1e-4)
+
+
 def test_contraction_atol_scales_with_the_reference_rms():
     import torch
     from kgo_harness.judge import compare

@@ -157,7 +157,7 @@ class KernelSide:
                 before = {k: t.clone() for k, t in case.input_tensors().items()}
                 for k in range(msg.get("repeat", 1)):
                     # The inputs arrive late in the first run only (the side-stream test); a repeat: determinism.
-                    runs.append(execute(case, cuda, torch, delayed=k == 0, observer=ob))
+                    runs.append(execute(case, cuda, torch, delayed=k == 0, observer=ob, originals=before))
         seconds = time.perf_counter() - start   # the runs' time, not the report's
         observed = self._observed(ob)
         if msg.get("synced"):
@@ -347,13 +347,15 @@ def prepare_template():
         _real_file(module)
 
 
-def execute(case, cuda, torch, delayed=True, observer=None):
+def execute(case, cuda, torch, delayed=True, observer=None, originals=None):
     """Runs the kernel once on poisoned outputs; returns the outputs as snapshots taken in stream order. With
-    `delayed` (GPU), the inputs are poisoned and get their values back only after a delay on the caller's stream.
-    `observer` (launches.Observer): the call runs in its window, marked."""
+    `delayed` (GPU), the inputs are poisoned and get their values back only after a delay on the caller's stream,
+    from `originals` ({name: a copy of the input as it is now}) where the caller holds one, else from a clone:
+    one copy of the inputs fewer (a 16 GiB input is a KernelBench level-1 size). `observer` (launches.Observer):
+    the call runs in its window, marked."""
     case.poison_outputs()
     if cuda and delayed:
-        staged = [(t, t.clone()) for t in case.input_tensors().values()]
+        staged = [(t, originals[k] if originals is not None else t.clone()) for k, t in case.input_tensors().items()]
         for t, _ in staged:
             poison(t)
         # The poison is complete before the kernel is called; the real values appear only after the delay,

@@ -357,7 +357,7 @@ class Problem:
         floating inputs, the op family and computed precision the sources declare, the format's stated
         tolerance (an adapter's `stated_tolerance`, a case's `tolerance_override`), ref.py, the request."""
         from kgo_harness import tolerance
-        family, precision = self._precision_facts()
+        family, precision, ref_precision = self._precision_facts()
         stated = None
         if self.adapter is not None and hasattr(self.adapter, "stated_tolerance"):
             stated = self.adapter.stated_tolerance(self)
@@ -369,10 +369,10 @@ class Problem:
                   if isinstance(t, torch.Tensor) and t.dtype.is_floating_point]
         return tolerance.decide(str(self.dtype).replace("torch.", ""), inputs, family, precision,
                                 self.op.tolerance_scale if self.op else 1.0, stated,
-                                tolerance_overrides(self.ref_module), self.req)
+                                tolerance_overrides(self.ref_module), self.req, ref_precision)
 
     def _precision_facts(self):
-        """(op family, computed precision) from the problem alone (the reference's source, the catalog op), never
+        """(op family, computed precision, the precision its own reference computes in) from the problem alone (the reference's source, the catalog op), never
         from the kernel's: nothing the candidate writes chooses its tolerance; cached."""
         if not hasattr(self, "_precision"):
             from kgo_harness import tolerance
@@ -380,8 +380,9 @@ class Problem:
             ref_text = pathlib.Path(ref).read_text(errors="replace") if ref and pathlib.Path(ref).is_file() else ""
             family = tolerance.reference_family(ref_text) or (
                 "contraction" if self.op and self.op.tolerance_scale > 1 else None)
-            self._precision = (family, tolerance.problem_precision(ref_text, family,
-                                                                   str(self.dtype).replace("torch.", "")))
+            dtype = str(self.dtype).replace("torch.", "")
+            self._precision = (family, tolerance.problem_precision(ref_text, family, dtype),
+                               tolerance.reference_precision(ref_text, dtype))
         return self._precision
 
     def case(self, shape, seed, trial):

@@ -114,7 +114,7 @@ class KernelProcess:
             finally:
                 SECONDS["start"] += time.perf_counter() - start
             if "fatal" in msg:
-                raise RuntimeError(str(msg["fatal"]))
+                raise RuntimeError(f"the kernel's process could not start: {msg['fatal']}")
             self.cell = msg.get("cell") if isinstance(msg.get("cell"), dict) else {}
             self.ready = True
 
