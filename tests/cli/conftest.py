@@ -45,7 +45,7 @@ _EXPERIENCE_DIR = tempfile.mkdtemp(prefix="kgo_test_experience_")
 atexit.register(shutil.rmtree, _EXPERIENCE_DIR, True)
 
 # Commands that run the Python harness: these go through the session's warm harness (see warm_harness).
-HARNESS_COMMANDS = {"check", "bench", "baseline", "ops"}
+HARNESS_COMMANDS = {"check", "bench", "baseline", "ops", "guide", "propose", "profile"}
 
 
 class _WarmHarness:

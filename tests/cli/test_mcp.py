@@ -1,7 +1,7 @@
 """`kgo mcp` driven by the official MCP Python SDK client (`mcp` from PyPI): handshake, tool
 schemas, every answer validated by the client against its outputSchema, the full CPU loop,
 progress notifications and cancellation."""
-# ctest-cost: 23
+# ctest-cost: 10
 import asyncio
 import json
 import os
@@ -13,7 +13,7 @@ import time
 import jsonschema
 import pytest
 
-from conftest import KGO_BIN, SOURCE_DIR, git
+from conftest import KGO_BIN, SOURCE_DIR, WARM, git
 from planted import GOOD, REF, sleeper, wrong
 
 mcp = pytest.importorskip("mcp")
@@ -23,13 +23,16 @@ CPU_CHECK = {"device": "cpu", "shape": ["8x33"], "no_edge_shapes": True, "trials
 
 
 def server(workspace=None, cwd=None, mark=None, tmpdir=None):
-    """`kgo mcp` with no warm daemon: every process it starts is its descendant and inherits its environment
-    (`mark`, when given, is put there to find them)."""
+    """`kgo mcp`. With `mark`: no warm daemon, so every process it starts is its descendant and inherits its
+    environment, `mark` put there to find them. Without: its checks go through the suite's warm harness (as
+    `run_kgo`'s do; a judge start is about 2 s of CPU), where one runs."""
     args = ["mcp"] + (["--workspace", str(workspace)] if workspace else [])
     env = {"KGO_DATA_DIR": str(SOURCE_DIR), "KGO_HARNESS_DAEMON": "0", "PATH": os.environ["PATH"],
            "HOME": os.environ.get("HOME", "/tmp")}
     if mark:
         env["KGO_TEST_MARK"] = mark
+    else:
+        env.update(WARM.env(["check"]) or {})
     if tmpdir:
         env["TMPDIR"] = str(tmpdir)
     return StdioServerParameters(command=str(pathlib.Path(KGO_BIN).resolve()), args=args, env=env, cwd=str(cwd) if cwd else None)
