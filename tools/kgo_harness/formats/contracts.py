@@ -210,14 +210,22 @@ class Problem:
             self._parse_solve()
             self._cuda_reference()
 
+    def reference_text(self):
+        """The problem's reference file as text (None without one), read once: the problem's own words, which
+        alone decide its declared inputs and outputs and its tolerance, never the kernel's."""
+        if not hasattr(self, "_reference_text"):
+            ref = self.req.get("reference")
+            path = pathlib.Path(ref) if ref else None
+            self._reference_text = path.read_text(errors="replace") if path and path.is_file() else None
+        return self._reference_text
+
     def _parse_solve(self):
         """solve()'s parameters with their roles: --inputs/--outputs, else what ref.py's setup() declares (its
         returned "outputs" list, as fmh66's kernel-opt-agent writes it), else, with nothing `const`, the pointers
         its reference() writes, else `const`. setup()'s number defaults (eps=1e-5) become the scalars' values and
         its integer defaults the default shape."""
         from kgo_harness.formats import formats
-        ref = self.req.get("reference")
-        ref_text = pathlib.Path(ref).read_text(errors="replace") if ref and pathlib.Path(ref).is_file() else None
+        ref_text = self.reference_text()
         decl = formats.setup_declaration(ref_text) if ref_text is not None else None
         inputs, outputs = self.req.get("inputs"), self.req.get("outputs")
         source = self.kernel_path.read_text(errors="replace")
@@ -376,8 +384,7 @@ class Problem:
         from the kernel's: nothing the candidate writes chooses its tolerance; cached."""
         if not hasattr(self, "_precision"):
             from kgo_harness import tolerance
-            ref = self.req.get("reference")
-            ref_text = pathlib.Path(ref).read_text(errors="replace") if ref and pathlib.Path(ref).is_file() else ""
+            ref_text = self.reference_text() or ""
             family = tolerance.reference_family(ref_text) or (
                 "contraction" if self.op and self.op.tolerance_scale > 1 else None)
             dtype = str(self.dtype).replace("torch.", "")
