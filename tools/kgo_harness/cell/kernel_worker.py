@@ -490,7 +490,7 @@ def main(fd_in, fd_out, folder, device, namespaces=None):
         import torch
         from kgo_harness.cell import bench_kernel, guard
         from kgo_harness.formats import contracts
-        from kgo_harness import launches, wire  # noqa: F401 (watched by guard)
+        from kgo_harness import launches, lazy, wire  # noqa: F401 (watched by guard)
         launches.install()
         deterministic_algorithms(torch, True, warn_only=True)
         # New allocations are NaN-filled: an output the kernel allocates but never fully writes shows up.
@@ -500,6 +500,7 @@ def main(fd_in, fd_out, folder, device, namespaces=None):
             # imported (what the template does once on the CPU), before the tamper snapshot.
             torch.zeros(1, device="cuda").add_(1)
             prepare_template()
+        lazy.resolve()   # the formats' lazily imported torch in place before the snapshot of what it watches
         snapshot = guard.Snapshot()
     except Exception as e:
         emit({"fatal": f"cannot import torch/triton in the kernel's process: {type(e).__name__}: {e}"})

@@ -12,7 +12,9 @@ that reads only the low bits of a scale) fails. Trial 0 always keeps the plain i
   reference against the kernel's dtype (`keeps_range`): where the stressed inputs leave the problem's domain
   (the reference turns non-finite there), the case falls back to the plain inputs and says so in the warnings.
   A ref.py may narrow this: `STRESS = False` (none) or `STRESS = ["x", ...]` (only those inputs)."""
-import torch
+from kgo_harness import lazy
+
+torch = lazy.module("torch", globals())   # imported on first use: the op catalog's texts are read without torch
 
 
 def _uniform(x, gen, lo, hi):

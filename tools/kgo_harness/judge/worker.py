@@ -157,15 +157,12 @@ class Crash(Exception):
 def handle(req, emit):
     import torch
     from kgo_harness.judge import bench, check, envinfo, remote
-    from kgo_harness.formats import ops
     from kgo_harness.formats.contracts import LoadError, Problem, import_file, problem_setup
 
     started = time.perf_counter()
     cmd = req["command"]
     device = req["device"]  # normalized: protocol.normalize filled the schema's default
     ledger = {"device_s": 0.0, "compile_s": 0.0}
-    if cmd == "catalog":
-        return {"verdict": "PASS", "message": f"{len(ops.OPS)} ops", "ops": ops.catalog()}
     if cmd == "env":
         rep = envinfo.env_report(device, req.get("tools"))
         rep["verdict"] = "PASS" if rep["ready"] else "FAIL"
