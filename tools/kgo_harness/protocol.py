@@ -23,8 +23,6 @@ _VERDICT = _load_schema("result.schema.json")["properties"]["verdict"]
 PROTOCOL = _REQUEST["protocol"]["const"]
 COMMANDS = tuple(_REQUEST["command"]["enum"])
 CONTRACTS = tuple(_REQUEST["contract"]["enum"])
-# Commands whose answer is the same on every device: a warm worker answers them whatever its device.
-DEVICE_FREE = ("catalog",)
 NEEDS_KERNEL = ("check", "bench", "run-once")
 
 DEFAULTS = {k: v["default"] for k, v in _REQUEST.items() if "default" in v and k not in ("bench", "run_once")}

@@ -275,8 +275,6 @@ def run_request(req, session):
                     "timing": {"wall_s": time.perf_counter() - start}})
         return res
     device = req.get("device", "cuda")
-    if req["command"] in protocol.DEVICE_FREE and session.worker is not None and session.worker.alive:
-        device = session.worker.device   # a restart for another device would cost a judge start
     try:
         worker, warm = session.get(device, start + WORKER_START_TIMEOUT_S)
     except RuntimeError as e:

@@ -37,12 +37,11 @@ KEYS = ("atol", "rtol", "max_rel_err")
 
 _IEEE = re.compile(r"input_precision\s*=\s*['\"]ieee['\"]|allow_tf32\s*=\s*False|"
                    r"set_float32_matmul_precision\(\s*['\"]highest['\"]")
-_CONTRACTION_REF = re.compile(r"\b(matmul|mm|bmm|addmm|baddbmm|einsum|linear|conv[123]d|conv_transpose[123]d|"
-                              r"scaled_dot_product_attention|tensordot)\s*\(|[\w)\]][ \t]*@[ \t]*[\w(]|\bnn\.(Linear|Conv[123]d|"
-                              r"ConvTranspose[123]d|MultiheadAttention)\b")
-
-
-_CONV_REF = re.compile(r"\b(conv[123]d|conv_transpose[123]d)\s*\(|\bnn\.(Conv|ConvTranspose)[123]d\b")
+_CONV_CALL, _CONV_MODULE = r"conv[123]d|conv_transpose[123]d", r"Conv[123]d|ConvTranspose[123]d"
+_CONTRACTION_REF = re.compile(rf"\b(matmul|mm|bmm|addmm|baddbmm|einsum|linear|{_CONV_CALL}|"
+                              rf"scaled_dot_product_attention|tensordot)\s*\(|[\w)\]][ \t]*@[ \t]*[\w(]|\bnn\.(Linear|"
+                              rf"{_CONV_MODULE}|MultiheadAttention)\b")
+_CONV_REF = re.compile(rf"\b({_CONV_CALL})\s*\(|\bnn\.({_CONV_MODULE})\b")
 _CUDNN_IEEE = re.compile(r"cudnn\.allow_tf32\s*=\s*False")
 _MATMUL_TF32 = re.compile(r"matmul\.allow_tf32\s*=\s*True|set_float32_matmul_precision\(\s*['\"](high|medium)['\"]")
 

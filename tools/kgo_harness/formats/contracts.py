@@ -380,8 +380,9 @@ class Problem:
                                 tolerance_overrides(self.ref_module), self.req, ref_precision)
 
     def _precision_facts(self):
-        """(op family, computed precision, the precision its own reference computes in) from the problem alone (the reference's source, the catalog op), never
-        from the kernel's: nothing the candidate writes chooses its tolerance; cached."""
+        """(op family, computed precision, the precision its own reference computes in) from the problem alone (the
+        reference's source, the catalog op), never from the kernel's: nothing the candidate writes chooses its
+        tolerance; cached."""
         if not hasattr(self, "_precision"):
             from kgo_harness import tolerance
             ref_text = self.reference_text() or ""

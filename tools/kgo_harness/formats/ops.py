@@ -10,6 +10,7 @@ from kgo_harness import lazy
 
 torch = lazy.module("torch", globals())   # imported on first use: the catalog is read without torch
 F = lazy.module("torch.nn.functional", globals(), "F")
+
 # The stress policy (later trials beyond N(0,1)) lives in stress.py; these names are its op table.
 from kgo_harness.formats.stress import BY_OP as STRESS, TEXT as STRESS_TEXT, for_op as stress  # noqa: F401
 

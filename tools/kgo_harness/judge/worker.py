@@ -47,7 +47,7 @@ POOL = None
 
 
 def main(fd, device, kernels=True):
-    """Serves requests from stdin. Without `kernels` (a one-shot request that runs no kernel: env, catalog) no
+    """Serves requests from stdin. Without `kernels` (a one-shot request that runs no kernel: env) no
     kernel process or template is started, which would import torch a second time for nothing."""
     global POOL
     from kgo_harness import procs
