@@ -252,6 +252,7 @@ std::string bench_failure_explanation(const BenchReport& r) {
   if (r.verdict == "CRASH") return "bench CRASHED: " + r.message + "; run kgo check to find the failing case";
   if (r.verdict == "REWARD_HACK") return "bench REWARD_HACK: " + r.message + "; this time is not recorded";
   if (r.verdict == "INVALID_REFERENCE") return "bench INVALID_REFERENCE: " + r.message;
+  if (r.verdict == "UNTRUSTED") return "bench UNTRUSTED: " + r.message;
   return "";
 }
 

@@ -3,6 +3,8 @@ the kernel's process runs only when asked, each call's outputs committed by dige
 after the reply. Attacks from the kernel's own process: forged samples, skipped calls, work deferred past the clock.
 On the CPU the host clock times the kernel; on a GPU (when present) CUDA events, at a size the events can resolve."""
 import statistics
+import subprocess
+import sys
 import time
 
 import pytest
@@ -84,6 +86,31 @@ def test_delegation_in_timed_calls_is_observed(harness, name, why, device, shape
     assert why in size["delegation"]["message"], size["delegation"]["message"]
 
 
+# Another process keeping the GPU busy: large matmuls back to back, the queue never empty.
+HOG = ("import sys, torch\na = torch.randn(8192, 8192, device='cuda')\n(a @ a).sum().item()\n"
+       "print('ready', flush=True)\nwhile True:\n    a @ a\n")
+
+
+@pytest.mark.skipif(not HAS_CUDA, reason="needs a CUDA GPU")
+def test_a_gpu_shared_with_another_process_never_makes_a_cheat_or_a_pass(harness):
+    """On a GPU another process keeps busy, the judge's clock counts that process's time slices: an honest kernel
+    is PASS or UNTRUSTED (the judge's own control batches slowed alike), never REWARD_HACK; a forged timer under
+    the same load is never PASS."""
+    hog = subprocess.Popen([sys.executable, "-c", HOG], stdout=subprocess.PIPE, text=True)
+    try:
+        assert hog.stdout.readline().strip() == "ready"
+        honest = harness(command="bench", kernel=str(TEMPLATES / "softmax" / "v1_baseline.py"), op="softmax",
+                         device="cuda", shapes=[[4096, 4096]], bench={"runs": 5, "baselines": []})
+        forged = bench(harness, "hack_event_forgery.py", "cuda", [4096, 4096], 32)
+    finally:
+        hog.kill()
+        hog.wait()
+    assert honest["verdict"] in ("PASS", "UNTRUSTED"), honest["message"]
+    if honest["verdict"] == "UNTRUSTED":
+        assert "another process's time slices" in honest["message"], honest["message"]
+    assert forged["verdict"] in ("REWARD_HACK", "UNTRUSTED"), forged["message"]
+
+
 @pytest.mark.skipif(not HAS_CUDA, reason="needs a CUDA GPU")
 def test_graph_mode_batches_replay_a_graph_and_agree(harness):
     """A launch-bound size is timed in graph mode; the judge's batches replay a graph of one call per set."""
@@ -150,6 +177,32 @@ def test_host_bound_calls_record_the_judges_time_and_a_lie_beyond_the_host_is_a_
     fine = {"median_us": 1000.0}
     wallclock.wall_check(kp, fine, "cuda", _Spot(kp))
     assert "reward_hack" not in fine and fine["timed_by"] == "kernel" and fine["median_us"] == 1000.0
+
+
+def test_a_shared_gpu_is_untrusted_only_when_the_judges_own_work_is_slowed_alike(monkeypatch):
+    """A clock verdict on a GPU that other processes share: the judge's own control batches (wallclock.Control)
+    slowed alike make the size untrusted (no verdict on its time), and a quiet control keeps REWARD_HACK."""
+    monkeypatch.setattr(wallclock, "_sync", lambda device: None)
+    asked = []
+
+    def control(us_per_call):
+        def run(median, batches):
+            asked.append((median, batches))
+            return us_per_call
+        return run
+    kp = _Batches(8000.0, 100.0)
+    shared = {"median_us": 1000.0}
+    wallclock.wall_check(kp, shared, "cuda", _Spot(kp), control=control(7000.0))
+    assert "reward_hack" not in shared and "another process's time slices" in shared["untrusted"], shared
+    assert asked[0][0] == 1000.0 and asked[0][1] >= wallclock.MIN_BATCHES   # spins of the claimed time
+    quiet = {"median_us": 1000.0}
+    wallclock.wall_check(kp, quiet, "cuda", _Spot(kp), control=control(10.0))
+    assert "the timing was faked" in quiet["reward_hack"] and "untrusted" not in quiet, quiet
+    # An honest time never asks the control.
+    asked.clear()
+    kp = _Batches(1100.0, 100.0)
+    wallclock.wall_check(kp, {"median_us": 1000.0}, "cuda", _Spot(kp), control=control(9000.0))
+    assert asked == []
 
 
 def test_outputs_that_differ_from_the_committed_digest_are_caught(monkeypatch):

@@ -81,7 +81,7 @@ def run_bench(req, problem, kp, emit, ledger):
         sizes.append(size)
         emit({"type": "case_done", "index": index, "case": {"shape": shape, "status": "PASS",
                                                            "message": size["message"]}})
-        if size.get("reward_hack"):
+        if size.get("reward_hack") or size.get("untrusted"):
             break
     clocks_after = envinfo.clocks() if device == "cuda" else None
     warnings += [n for n in problem.notes if n not in warnings]   # how the judge made the inputs
@@ -155,12 +155,13 @@ def bench_size(req, problem, kp, timer, shape, index, tol, work, warnings):
             size["median_us"] = synced
     observed = [got["observed"]] if got.get("observed") is not None else []   # the ordered runs (GPU)
     if size["outputs_checked"] is not False:   # wrong timed outputs already FAIL; their time is not recorded
-        wallclock.wall_check(kp, size, device, spot, observed)
+        control = wallclock.Control(timer, spot) if device == "cuda" else None
+        wallclock.wall_check(kp, size, device, spot, observed, control)
     # Decided also beside a faked time when the batches ran (a kernel that delegates only in its samples is
     # often caught by the clock too, where its own kernel is much slower than torch's).
     if req["delegation"] and size["outputs_checked"] is not False and (observed or not size.get("reward_hack")):
         size["delegation"] = delegation(req, problem, shape, observed, got.get("own_calls"))
-    if size.get("reward_hack"):
+    if size.get("reward_hack") or size.get("untrusted"):
         return size
     if (size.get("delegation") or {}).get("delegated"):
         size["message"] = f"delegation: {size['delegation']['message']}"
@@ -297,11 +298,14 @@ def finish(sizes, before, after, warnings):
     hacks = [s for s in sizes if s.get("reward_hack")]
     bad = [s for s in sizes if s.get("outputs_checked") is False or s.get("stream_escape")
            or (s.get("delegation") or {}).get("delegated")]
-    verdict = "REWARD_HACK" if hacks else "FAIL" if bad else "PASS"
+    shared = [s for s in sizes if s.get("untrusted")]
+    verdict = "REWARD_HACK" if hacks else "FAIL" if bad else "UNTRUSTED" if shared else "PASS"
     if hacks:
         message = f"shape {hacks[0]['shape']}: {hacks[0]['reward_hack']}"
     elif bad:
         message = f"shape {bad[0]['shape']}: {bad[0]['message']}"
+    elif shared:
+        message = f"shape {shared[0]['shape']}: {shared[0]['untrusted']}"
     else:
         message = "; ".join(f"{'x'.join(map(str, s['shape']))}: {s['median_us']:.2f} us ({s['mode']})"
                             for s in sizes)

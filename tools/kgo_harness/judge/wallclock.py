@@ -21,6 +21,7 @@ CPU_REQUEST_US = 400.0    # on the CPU, a batch request's fixed cost in the kern
 # where the physical floor is weak) and loosely where one set fills L2 (large sizes, where the floor is tight).
 GPU_REQUEST_US = 400.0
 EMPTY_SHARE = 0.25        # the empty round trip subtracted from a batch's is at most this share of it
+CONTROL_SLACK_US = 150.0  # the judge's own control batch: three launches and waits, spread over the batch's sets
 
 
 class Hack(Exception):
@@ -93,6 +94,56 @@ def batches(kp, spot, device, median, limit, graph=False):
     return max(min(walls) - cost, 0.0), cost, len(walls) * min(CHECKED, sets)
 
 
+class Control:
+    """The judge's own known work timed as the kernel's batches are (a GPU only): per batch, the fresh values of the
+    spot's sets, one spin of the claimed time per set, the digests, each part waited for, by this process's clock
+    and by CUDA events around each part. On a GPU to itself the clock exceeds the events by the launches and the
+    waits (tens of microseconds); on a GPU that other processes share, each part first waits for their time slice,
+    which the clock counts and the events do not: the same time the judge's clock counts in the kernel's batches,
+    where it cannot be told from a forged timer."""
+
+    def __init__(self, timer, spot):
+        self.timer, self.spot = timer, spot
+
+    def _part(self, work):
+        e0, e1 = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+        e0.record()
+        work()
+        e1.record()
+        e1.synchronize()
+        return e0.elapsed_time(e1) * 1e3
+
+    def __call__(self, median_us, batches):
+        """The judge's wall time beyond the events' per call of its own batches, the least of `batches`."""
+        sets = self.spot.sets
+
+        def spins():
+            for _ in range(sets):
+                self.timer.hold(median_us)
+        gaps = []
+        for _ in range(max(batches, MIN_BATCHES + 1)):
+            torch.cuda.synchronize()
+            t0 = time.perf_counter()
+            busy = self._part(lambda: self.spot.refresh_all(1)) + self._part(spins)
+            busy += self._part(lambda: timing.digests(self.spot.outputs))
+            gaps.append(max((time.perf_counter() - t0) * 1e6 - busy, 0.0) / sets)
+        return min(gaps)
+
+
+def _shared(control, median, sets, batches):
+    """Why the judge's clock cannot vouch for this size (its own control batches, beyond their events, fail the
+    kernel's test without the kernel's request cost), else None."""
+    if control is None:
+        return None
+    gap = control(median, batches)
+    if gap <= 0.5 * median + 5.0 + CONTROL_SLACK_US / sets:
+        return None
+    return (f"the judge's clock cannot vouch for this time: the judge's own batches of {sets} spins of "
+            f"{median:.2f} us, timed as the kernel's are, took {gap:.2f} us a call more by its clock than by their "
+            "events, so other work shares this GPU (another process's time slices count on the judge's clock); not "
+            "recorded: rerun with the GPU to itself (nvidia-smi lists the processes using it)")
+
+
 def host_us(kp, spot, sets, observed=None):
     """Host enqueue cost per call by this process's clock: a batch without the synchronize (then one outside it)."""
     empty = min(_round_trip(kp, empty=True)[0] for _ in range(2))
@@ -102,13 +153,13 @@ def host_us(kp, spot, sets, observed=None):
     return max(seconds - min(empty, EMPTY_SHARE * seconds), 0.0) / sets * 1e6
 
 
-def wall_check(kp, size, device, spot, observed=None):
+def wall_check(kp, size, device, spot, observed=None, control=None):
     """Holds the kernel's median against the judge's clock. The judge's time per call (batches, overhead off) may
     exceed the median by at most 1.5 x + 5 us + GPU_REQUEST_US / sets on the GPU (5 x + 100 us + CPU_REQUEST_US / sets
-    on the CPU, where
-    the interpreter shares the cores); on the GPU, where more is explained by the host's enqueue cost, the judge's time is recorded
-    instead of the events; beyond that the timing was faked (REWARD_HACK). A median above the judge's time is
-    lowered to it."""
+    on the CPU, where the interpreter shares the cores); on the GPU, where more is explained by the host's enqueue
+    cost, the judge's time is recorded instead of the events; beyond that the timing was faked (REWARD_HACK),
+    unless the judge's own `control` work (Control) fails the same test: then the GPU is shared, and the size is
+    `untrusted`, no verdict on its time either way. A median above the judge's time is lowered to it."""
     median = size["median_us"]
     size["timed_by"] = "kernel"
     # The CPU: the interpreter shares the cores, and a request's own fixed cost in the kernel's process (waking
@@ -136,6 +187,10 @@ def wall_check(kp, size, device, spot, observed=None):
         size["message"] = (f"back-to-back calls take {wall:.2f} us each by the judge's clock against {median:.2f} us "
                            f"by the kernel's timer, explained only by the host's enqueue cost ({host:.2f} us per "
                            "call): the judge's time is recorded")
+        return
+    shared = _shared(control, median, spot.sets, checked // min(CHECKED, spot.sets))
+    if shared:
+        size["untrusted"] = size["message"] = shared
         return
     size["reward_hack"] = (f"the kernel's timer says {median:.2f} us per call, but timed batches of back-to-back "
                            f"calls took {wall:.2f} us each by the judge's clock (batch overhead {cost:.2f} us and "
