@@ -4,7 +4,7 @@ kernels, their verdicts and times, and where they disagree. Offline; one device 
 
   formats_side_by_side.py [--parts kernelbench,fmh66,sol-execbench,tritonbench,examples] [--device cuda|cpu]
                           [--shard K/N | --offset I --limit N] [--stride K] [--budget S] [--out DIR] [--list]
-                          [--repeat N] [--jobs I,J,...]
+                          [--repeat N] [--jobs I,J,...] [--own-cold]
   formats_side_by_side.py --merge DIR_OR_JSON... [--out DIR]
 On the GPU machine, one call per shard: OUT=$OUT bench/h200_phases.sh sbs:1/3:550 (bench/README.md).
 
@@ -24,6 +24,8 @@ Inputs (default: the git-excluded folders under bench/, see bench/README.md):
   capped at --cpu-dim-cap (32), SOL-ExecBench's two smallest workloads only.
 --repeat N: the selection N times over, each time a fresh workspace (issue 29's honest runs: `--parts examples
   --repeat 10` is ten check + bench runs of every format; the summary counts the clean runs per format).
+--own-cold: KernelBench's eval in a fresh process for every problem, as its single-problem scripts run it: the row
+  adds own_process_seconds (its start, torch import and CUDA context included) beside own_seconds (the eval alone).
 --budget S: no job starts once S seconds would be passed; the JSON records next_offset.
 Writes <out>/side_by_side-<offset>.json (rewritten after every job, so a killed call keeps what it measured) and
 <out>/summary.md; --merge reads such files and writes one summary.md and side_by_side.json."""
@@ -108,8 +110,11 @@ def kgo_check(job, work, device, timeout):
         first = ((bj.get("harness") or bj).get("sizes") or [{}])[0]
         bench = {"bench_verdict": bj.get("verdict"), "bench_median_us": first.get("median_us"),
                  "bench_vs_eager": first.get("speedup_vs_eager"), "bench_message": str(bj.get("message", ""))[:200]}
+    h = j.get("harness") or {}
+    timing = {k: round(v, 3) for k, v in (h.get("timing") or {}).items() if isinstance(v, (int, float))}
     return {**bench, "kgo_verdict": j.get("verdict"), "kgo_message": str(j.get("message", ""))[:400],
-            "kgo_seconds": seconds,
+            "kgo_seconds": seconds, "kgo_timing": timing, "kgo_judge_warm": (h.get("worker") or {}).get("warm"),
+            "kgo_cell_warm": (h.get("kernel_process") or {}).get("warm"),
             "kgo_pass": bool(cases) and all(c.get("status") in ("PASS", "SKIPPED") for c in cases),
             "kgo_cases": len(cases), "kgo_tolerance": tol}
 
@@ -237,11 +242,14 @@ def summarize(docs, out):
         both = [r for r in sub if r.get("own_pass") is not None]
         ratio = sorted(r["kgo_seconds"] / r["own_seconds"] for r in both if r.get("own_seconds"))
         kgo_s = sorted(r["kgo_seconds"] for r in sub)
+        cold = sorted(r["kgo_seconds"] / r["own_process_seconds"] for r in both if r.get("own_process_seconds"))
         lines.append(f"- {fmt}: {len(sub)} kernels; {sum(r['own_pass'] == r['kgo_pass'] for r in both)}/{len(both)}"
                      f" agree; kgo verdicts {_count(r['kgo_verdict'] for r in sub)}; kgo check median "
                      f"{kgo_s[len(kgo_s) // 2]:.1f} s, max {kgo_s[-1]:.1f} s"
-                     + (f"; kgo / own time median {ratio[len(ratio) // 2]:.2f}x, max {ratio[-1]:.2f}x"
-                        if ratio else ""))
+                     + (f"; kgo / own time median {ratio[len(ratio) // 2]:.2f}x, max {ratio[-1]:.2f}x, "
+                        f"{sum(x > 1.0 for x in ratio)} above 1.0x" if ratio else "")
+                     + (f"; kgo / own process (its start included) median {cold[len(cold) // 2]:.2f}x, max "
+                        f"{cold[-1]:.2f}x, {sum(x > 1.0 for x in cold)} above 1.0x" if cold else ""))
     if any(r.get("rep") for r in rows):
         lines += ["", "## Repeated runs (clean: check PASS and, where benched, bench PASS)", ""]
         for kern in sorted({(r["format"], r["problem"], r["kernel"]) for r in rows}):
@@ -260,7 +268,8 @@ def summarize(docs, out):
                          f"{_cell(r['kgo_message'])} | {_cell(r.get('own_detail'))} |")
     lines += ["", "## Every kernel", "",
               "| job | format | problem | kernel | own | own s | kgo verdict | kgo cases pass "
-              "| kgo s | kgo / own | tolerance |", "|---|---|---|---|---|---|---|---|---|---|---|"]
+              "| kgo s | kgo / own | own process s | kgo judge/cell warm | tolerance |",
+              "|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
     for r in rows:
         ratio = f"{r['kgo_seconds'] / r['own_seconds']:.2f}" if r.get("own_pass") is not None and r.get("own_seconds") \
             else "-"
@@ -268,7 +277,8 @@ def summarize(docs, out):
         lines.append(f"| {r.get('job')} | {r['format']} | {r['problem']} | {r['kernel']} | {r.get('own_pass')} | "
                      f"{r.get('own_seconds') or 0:.1f} | {r['kgo_verdict']} | {r['kgo_pass']} | "
                      f"{r['kgo_seconds']:.1f} | "
-                     f"{ratio} | {tol.get('rtol', '')}/{tol.get('atol', '')} {tol.get('source', '')} |")
+                     f"{ratio} | {r.get('own_process_seconds') or 0:.1f} | {r.get('kgo_judge_warm')}/"
+                     f"{r.get('kgo_cell_warm')} | {tol.get('rtol', '')}/{tol.get('atol', '')} {tol.get('source', '')} |")
     out.mkdir(parents=True, exist_ok=True)
     (out / "summary.md").write_text("\n".join(lines) + "\n")
     print("\n".join(lines))
@@ -321,6 +331,8 @@ def main():
     ap.add_argument("--jobs", help="I,J,...: only these job numbers of the selection (a rerun of some rows)")
     ap.add_argument("--stride", type=int, default=1, help="every K-th job of the selection (a sample)")
     ap.add_argument("--repeat", type=int, default=1, help="the selection N times over (fresh workspaces)")
+    ap.add_argument("--own-cold", action="store_true",
+                    help="KernelBench's eval in a fresh process per problem (own_process_seconds: its start included)")
     ap.add_argument("--budget", type=float, default=0, help="seconds; no job starts that would pass it (0: none)")
     ap.add_argument("--list", action="store_true", help="print the job list with its indices and exit")
     ap.add_argument("--merge", nargs="+", metavar="DIR_OR_JSON")

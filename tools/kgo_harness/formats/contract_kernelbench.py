@@ -10,6 +10,7 @@ import re
 
 import torch
 
+from kgo_harness import tolerance
 from kgo_harness.formats import contracts as C
 from kgo_harness.formats import formats, ops, stress
 from kgo_harness.formats.kernelbench_catalog import catalog_call, module_misfit, op_shape
@@ -230,6 +231,10 @@ class KernelBenchCase(C.ArgsCase):
         return C.as_list(self.new(*self.args))
 
     def _reference(self):
+        if tolerance.ieee_float32_reference(self.p.tolerance(self), str(self.p.dtype).replace("torch.", "")):
+            self.p.reference_dtype = "float32 (IEEE: TF32 off)"
+            with torch.no_grad(), C.tf32(False):
+                return C.as_list(self.model(*[a.clone() if isinstance(a, torch.Tensor) else a for a in self.args]))
         try:
             with torch.no_grad():
                 return C.as_list(self.model64(*[C.upcast(a) for a in self.args]))

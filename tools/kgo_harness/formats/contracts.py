@@ -1,5 +1,6 @@
 """The three kernel contracts (seed, op, cuda) behind one interface: a Problem loads the kernel once and
 makes Cases (one input set each) that can run the kernel, its float64 reference and its eager baseline."""
+import contextlib
 import hashlib
 import importlib.util
 import inspect
@@ -83,6 +84,18 @@ def import_file(path, sha):
 
 def _is_float(t):
     return isinstance(t, torch.Tensor) and t.dtype.is_floating_point
+
+
+@contextlib.contextmanager
+def tf32(allowed):
+    """torch's matmuls and cuDNN's convolutions on TF32 tensor cores (allowed) or in IEEE fp32, restored after."""
+    cuda = torch.backends.cuda.matmul
+    before = cuda.allow_tf32, torch.backends.cudnn.allow_tf32
+    cuda.allow_tf32 = torch.backends.cudnn.allow_tf32 = allowed
+    try:
+        yield
+    finally:
+        cuda.allow_tf32, torch.backends.cudnn.allow_tf32 = before
 
 
 def upcast(value):
@@ -668,14 +681,9 @@ class SeedCase:
         if self.p._precision_facts()[1] != "tfloat32":
             return None
         tol = self.p.tolerance(self)
-        cuda = torch.backends.cuda.matmul
-        before = cuda.allow_tf32, torch.backends.cudnn.allow_tf32
-        cuda.allow_tf32 = torch.backends.cudnn.allow_tf32 = True
-        try:
+        with tf32(True):
             kw = self._ref_kwargs(False)
             low = as_list(self.p.ref_fn(**kw), self.output_names) or [kw[n] for n in self.output_names]
-        finally:
-            cuda.allow_tf32, torch.backends.cudnn.allow_tf32 = before
         if all(stress.within(g, w, tol) for g, w in zip(low, ref)
                if isinstance(w, torch.Tensor) and w.dtype.is_floating_point):
             return None
