@@ -204,7 +204,9 @@ std::string render_check_text(const CheckReport& r) {
   for (const auto& w : jobj(res, "warnings")) {
     if (w.is_string()) text += "warning: " + w.get<std::string>() + "\n";
   }
-  if (auto v = jnum(res, "max_rel_err")) text += fmt::format("max rel_err: {:.3g}\n", *v);
+  if (auto v = jnum(res, "max_rel_err")) {
+    text += fmt::format("max rel_err: {:.3g} (reference computed in {})\n", *v, jstr(res, "reference_dtype", "?"));
+  }
   text += roofline_line(jobj(res, "roofline"));
   text += fmt::format("verdict: {} — {}\n", r.verdict, r.message);
   if (r.synthesized && !r.stderr_tail.empty()) text += "harness stderr (last lines):\n" + r.stderr_tail + "\n";

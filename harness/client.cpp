@@ -136,7 +136,8 @@ HarnessOutcome run_harness(const HarnessCall& call) {
     double total = request.value("total_timeout_s", call.command == "bench"
                                                         ? protocol::command_default::bench::total_timeout_s
                                                         : protocol::request_default::total_timeout_s);
-    timeout = std::chrono::milliseconds(static_cast<long long>((total + k_outer_margin_s) * 1000));
+    double load = request.value("load_timeout_s", protocol::request_default::load_timeout_s);
+    timeout = std::chrono::milliseconds(static_cast<long long>((total + load + k_outer_margin_s) * 1000));
   }
   HarnessOutcome o;
   std::optional<fs::path> found;

@@ -56,7 +56,7 @@ def _basic_checks(request):
     for key, allowed in enums.items():
         if key in request and request[key] not in allowed:
             raise RequestError(f"{key}: '{request[key]}' is not one of {', '.join(allowed)}")
-    for key in ("trials", "case_timeout_s", "total_timeout_s"):
+    for key in ("trials", "case_timeout_s", "total_timeout_s", "load_timeout_s"):
         if key in request and request[key] is not None and (
                 not isinstance(request[key], (int, float)) or request[key] <= 0):
             raise RequestError(f"{key}: must be a positive number, got {request[key]!r}")

@@ -185,6 +185,7 @@ def _exchange(worker, req, deadline, res, done=None):
     nonce = secrets.token_hex(16)
     worker.send({**req, "nonce": nonce})
     plan, done, current, case_deadline, label = None, dict(done or {}), None, None, ""
+    loading = None   # (when the kernel's import began, the request's deadline then) while it runs
     current_timeout = float(req["case_timeout_s"])
     kernel_pid = None
     while True:
@@ -197,6 +198,9 @@ def _exchange(worker, req, deadline, res, done=None):
             what = f"{label} exceeded its {limit:g} s timeout" if case_timed_out else \
                 f"the request exceeded its total timeout of {req['total_timeout_s']:g} s" + (
                     f" (during {label})" if label else "")
+            if loading is not None:
+                what = (f"the kernel's import (its own compiles included) exceeded its {req['load_timeout_s']:g} s "
+                        "limit (load_timeout_s)")
             res.update({"verdict": "TIMEOUT_FAIL", "message": what})
             _partial(res, plan, done, current, {"status": "TIMEOUT_FAIL", "message": what})
             return None
@@ -217,6 +221,12 @@ def _exchange(worker, req, deadline, res, done=None):
         kind = msg.get("type")
         if kind == "kernel":
             kernel_pid = int(msg["pid"])
+        elif kind == "loading":
+            loading = (time.perf_counter(), deadline)
+            deadline = loading[0] + float(req["load_timeout_s"])
+        elif kind == "loaded" and loading is not None:
+            deadline = loading[1] + (time.perf_counter() - loading[0])   # the import is outside the total
+            loading = None
         elif kind == "plan":
             plan = msg["cases"]
         elif kind == "case_start":

@@ -135,7 +135,7 @@ def decide(dtype_name, input_dtypes=(), family=None, precision=None, op_scale=1.
             floor = dict(zip(KEYS, by_dtype(stated_relative_to)))
             tol.update({k: max(tol[k], floor[k]) for k in KEYS})
             basis.append(f"floored at {stated_relative_to}'s: that harness's reference computes on TF32 "
-                         "(cuDNN's default for a convolution), kgo's is exact")
+                         "(cuDNN's default for a convolution), kgo's does not")
     if module:
         tol.update({k: float(v) for k, v in module.items() if k in KEYS})
         tol["atol_scale"] = "absolute"

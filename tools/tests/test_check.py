@@ -116,6 +116,22 @@ def test_hang_is_timeout_and_the_judge_serves_on(harness):
     assert res["worker"]["pid"] == again["worker"]["pid"] == after["worker"]["pid"]
 
 
+def test_the_kernels_import_has_its_own_limit_outside_the_total(harness, tmp_path):
+    """A kernel whose import takes longer than the request's total timeout (a load_inline compile of a CUDA
+    extension: 40-60 s of nvcc on a first check) is judged: the import has load_timeout_s of its own. Past that
+    limit the import is a TIMEOUT_FAIL that names it."""
+    slow = tmp_path / "slow_import.py"
+    slow.write_text("import time\ntime.sleep(4)\n" + (TEMPLATES / "gelu" / "v4_optimized.py").read_text())
+    res = harness(kernel=str(slow), op="gelu", device="cpu", shapes=SMALL, trials=1, edge_shapes=False,
+                  delegation=False, total_timeout_s=3)
+    assert res["verdict"] == "PASS", res["message"]
+    again = tmp_path / "slow_import_again.py"   # a new identity: a kernel process that has not imported it
+    again.write_text(slow.read_text())
+    res = harness(kernel=str(again), op="gelu", device="cpu", shapes=SMALL, trials=1, edge_shapes=False,
+                  delegation=False, total_timeout_s=3, load_timeout_s=1)
+    assert res["verdict"] == "TIMEOUT_FAIL" and "the kernel's import" in res["message"], res["message"]
+
+
 def test_a_judge_stuck_in_the_reference_is_restarted(harness):
     """The judge itself hangs (the reference runs there): ending the kernel's process does not free it, so after
     its grace the supervisor kills it and the next request gets a fresh judge."""
