@@ -133,7 +133,10 @@ def kernelbench_jobs(args, work):
     pairs = [(k, by_name.get(v)) for k, v in ((BENCH / "formats" / k, v) for k, v in OWN_PAIRS.items())]
     if args.kb_pairs:
         by_stem = {p.stem: p for p in level1}
-        pairs += [(k, by_stem.get(k.stem.split("__")[0])) for k in sorted(pathlib.Path(args.kb_pairs).glob("*.py"))]
+        # The longest problem stem the name starts with before "__" (a stem may end in "_": 26_GELU_).
+        pairs += [(k, max((p for stem, p in by_stem.items() if k.stem.startswith(stem + "__")),
+                          key=lambda p: len(p.stem), default=None))
+                  for k in sorted(pathlib.Path(args.kb_pairs).glob("*.py"))]
     for kernel, problem in pairs:
         if problem:
             jobs.append(dict(format="kernelbench", problem=problem.name, kernel=kernel.name, what="Triton ModelNew",
