@@ -108,6 +108,9 @@ def test_a_gpu_shared_with_another_process_never_makes_a_cheat_or_a_pass(harness
     assert honest["verdict"] in ("PASS", "UNTRUSTED"), honest["message"]
     if honest["verdict"] == "UNTRUSTED":
         assert "another process's time slices" in honest["message"], honest["message"]
+    else:   # the other process's time slices are not the kernel's recorded time either
+        size = honest["sizes"][0]
+        assert size["median_us"] <= 3 * min(size["samples_us"]) + 10, (size["median_us"], size["timed_by"])
     assert forged["verdict"] in ("REWARD_HACK", "UNTRUSTED"), forged["message"]
 
 
@@ -198,6 +201,11 @@ def test_a_shared_gpu_is_untrusted_only_when_the_judges_own_work_is_slowed_alike
     quiet = {"median_us": 1000.0}
     wallclock.wall_check(kp, quiet, "cuda", _Spot(kp), control=control(10.0))
     assert "the timing was faked" in quiet["reward_hack"] and "untrusted" not in quiet, quiet
+    # Host-bound calls on a shared GPU: the judge's time is not recorded either.
+    kp = _Batches(3000.0, 2900.0)
+    host_bound = {"median_us": 1000.0}
+    wallclock.wall_check(kp, host_bound, "cuda", _Spot(kp), control=control(7000.0))
+    assert "untrusted" in host_bound and host_bound["median_us"] == 1000.0 and host_bound["timed_by"] == "kernel"
     # An honest time never asks the control.
     asked.clear()
     kp = _Batches(1100.0, 100.0)

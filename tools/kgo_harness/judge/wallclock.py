@@ -157,9 +157,9 @@ def wall_check(kp, size, device, spot, observed=None, control=None):
     """Holds the kernel's median against the judge's clock. The judge's time per call (batches, overhead off) may
     exceed the median by at most 1.5 x + 5 us + GPU_REQUEST_US / sets on the GPU (5 x + 100 us + CPU_REQUEST_US / sets
     on the CPU, where the interpreter shares the cores); on the GPU, where more is explained by the host's enqueue
-    cost, the judge's time is recorded instead of the events; beyond that the timing was faked (REWARD_HACK),
-    unless the judge's own `control` work (Control) fails the same test: then the GPU is shared, and the size is
-    `untrusted`, no verdict on its time either way. A median above the judge's time is lowered to it."""
+    cost, the judge's time is recorded instead of the events; beyond that the timing was faked (REWARD_HACK). Past
+    the limit, when the judge's own `control` work (Control) fails the same test, the GPU is shared: the size is
+    `untrusted`, neither flagged nor recorded. A median above the judge's time is lowered to it."""
     median = size["median_us"]
     size["timed_by"] = "kernel"
     # The CPU: the interpreter shares the cores, and a request's own fixed cost in the kernel's process (waking
@@ -182,15 +182,17 @@ def wall_check(kp, size, device, spot, observed=None, control=None):
         return
     host = host_us(kp, spot, spot.sets, observed) if device == "cuda" else 0.0
     size["wall_host_us"] = host if device == "cuda" else None
+    # Before either answer below: on a shared GPU the judge's time is the other processes' as much as the kernel's,
+    # neither a lie to flag nor a time to record.
+    shared = _shared(control, median, spot.sets, checked // min(CHECKED, spot.sets))
+    if shared:
+        size["untrusted"] = size["message"] = shared
+        return
     if device == "cuda" and wall <= limit + host:
         size["median_us"], size["timed_by"] = wall, "judge"
         size["message"] = (f"back-to-back calls take {wall:.2f} us each by the judge's clock against {median:.2f} us "
                            f"by the kernel's timer, explained only by the host's enqueue cost ({host:.2f} us per "
                            "call): the judge's time is recorded")
-        return
-    shared = _shared(control, median, spot.sets, checked // min(CHECKED, spot.sets))
-    if shared:
-        size["untrusted"] = size["message"] = shared
         return
     size["reward_hack"] = (f"the kernel's timer says {median:.2f} us per call, but timed batches of back-to-back "
                            f"calls took {wall:.2f} us each by the judge's clock (batch overhead {cost:.2f} us and "
