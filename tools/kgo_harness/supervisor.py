@@ -194,13 +194,14 @@ def _exchange(worker, req, deadline, res, done=None):
             if not _reclaim(worker, kernel_pid, nonce):
                 worker.kill()
             case_timed_out = case_deadline is not None and case_deadline <= deadline
-            limit = current_timeout if case_timed_out else req["total_timeout_s"]
-            what = f"{label} exceeded its {limit:g} s timeout" if case_timed_out else \
-                f"the request exceeded its total timeout of {req['total_timeout_s']:g} s" + (
-                    f" (during {label})" if label else "")
             if loading is not None:
                 what = (f"the kernel's import (its own compiles included) exceeded its {req['load_timeout_s']:g} s "
                         "limit (load_timeout_s)")
+            elif case_timed_out:
+                what = f"{label} exceeded its {current_timeout:g} s timeout"
+            else:
+                what = f"the request exceeded its total timeout of {req['total_timeout_s']:g} s" + (
+                    f" (during {label})" if label else "")
             res.update({"verdict": "TIMEOUT_FAIL", "message": what})
             _partial(res, plan, done, current, {"status": "TIMEOUT_FAIL", "message": what})
             return None

@@ -231,17 +231,22 @@ class KernelBenchCase(C.ArgsCase):
         return C.as_list(self.new(*self.args))
 
     def _reference(self):
-        if tolerance.ieee_float32_reference(self.p.tolerance(self), str(self.p.dtype).replace("torch.", "")):
+        dtype = str(self.p.dtype).replace("torch.", "")
+        if tolerance.ieee_float32_reference(self.p.tolerance(self), dtype):
             self.p.reference_dtype = "float32 (IEEE: TF32 off)"
-            with torch.no_grad(), C.tf32(False):
-                return C.as_list(self.model(*[a.clone() if isinstance(a, torch.Tensor) else a for a in self.args]))
+            with C.tf32(False):
+                return self._model_in_its_dtype()
         try:
             with torch.no_grad():
                 return C.as_list(self.model64(*[C.upcast(a) for a in self.args]))
         except (RuntimeError, TypeError, NotImplementedError):
-            self.p.reference_dtype = str(self.p.dtype).replace("torch.", "")
-            with torch.no_grad():
-                return C.as_list(self.model(*[a.clone() if isinstance(a, torch.Tensor) else a for a in self.args]))
+            self.p.reference_dtype = dtype
+            return self._model_in_its_dtype()
+
+    def _model_in_its_dtype(self):
+        """The judge's Model in the problem's dtype, on copies of the case's inputs."""
+        with torch.no_grad():
+            return C.as_list(self.model(*[a.clone() if isinstance(a, torch.Tensor) else a for a in self.args]))
 
     def reference64(self):
         if self._ref is None:
