@@ -4,6 +4,7 @@ Standard library only."""
 import ctypes
 import os
 import signal
+import time
 
 PR_SET_PDEATHSIG = 1
 PR_SET_CHILD_SUBREAPER = 36
@@ -203,3 +204,26 @@ def profile_checkpoint():
     prof.dump_stats(f"{_PROFILE['path']}.{_PROFILE['served']}")
     prof.clear()
     prof.enable()
+
+
+TRACE_MEMORY = os.environ.get("KGO_HARNESS_MEMTRACE")
+
+
+def memory_now():
+    """This process's CUDA caching allocator in GiB (allocated now, its peak since the last call, reserved), the
+    peak reset; None without a CUDA context."""
+    import torch
+    if not torch.cuda.is_available() or not torch.cuda.is_initialized():
+        return None
+    gib = 2 ** 30
+    out = {"alloc": round(torch.cuda.memory_allocated() / gib, 2), "peak": round(torch.cuda.max_memory_allocated() / gib, 2),
+           "reserved": round(torch.cuda.memory_reserved() / gib, 2)}
+    torch.cuda.reset_peak_memory_stats()
+    return out
+
+
+def trace_memory(text):
+    """With KGO_HARNESS_MEMTRACE=FILE (for developers): one line per request to the kernel's process appended to
+    FILE, with the judge's and the cell's CUDA memory (procs.memory_now): where a large problem's GPU memory goes."""
+    with open(TRACE_MEMORY, "a") as f:
+        f.write(f"{time.time():.3f} {text} judge={memory_now()}\n")

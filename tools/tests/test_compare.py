@@ -113,3 +113,29 @@ def test_a_reference_near_zero_within_atol_is_not_judged_by_its_relative_norm():
     assert rep["rel_err"] == 1.0 and rep["passed"], rep
     far = compare.compare("out", torch.full((1, 1), 1.0), ref, 1e-4, 1e-3, 1e-3)
     assert not far["passed"]
+
+
+@pytest.mark.parametrize("scale", ["absolute", "reference_rms"])
+def test_chunked_passes_give_the_figures_of_one_pass(monkeypatch, scale):
+    """A large output is compared CHUNK elements at a time (bounded judge memory): every figure, the first bad
+    element and the verdict are those of a single pass over the whole tensor."""
+    gen = torch.Generator().manual_seed(3)
+    ref = torch.randn(37, 29, generator=gen, dtype=torch.float64) * 10
+    ok = ref.float()
+    bad = ok.clone()
+    bad[20, 5] += 1.0
+    bad[30, 7] = float("nan")
+    bad[33, 0] += 2.0
+    whole = [compare.compare("out", o, ref, 1e-4, 1e-3, 1e-3, atol_scale=scale) for o in (ok, bad)]
+    monkeypatch.setattr(compare, "CHUNK", 100)   # 11 passes, the last one partial
+    chunked = [compare.compare("out", o, ref, 1e-4, 1e-3, 1e-3, atol_scale=scale) for o in (ok, bad)]
+    for w, c in zip(whole, chunked):
+        for key in ("passed", "mismatches", "nonfinite", "first_bad_index", "first_bad_got", "first_bad_expected"):
+            assert w[key] == c[key], key
+        for key in ("max_abs_err", "mean_abs_err", "rel_err", "atol_used"):
+            assert (w[key] is None and c[key] is None) or math.isclose(w[key], c[key], rel_tol=1e-9), key
+    assert chunked[1]["first_bad_index"] == [20, 5] and chunked[1]["mismatches"] == 3
+    a = torch.randn(1000, generator=gen)
+    b = a.clone()
+    b[777] += 0.5
+    assert compare.max_diff(a, b) == pytest.approx(0.5, rel=1e-6)

@@ -2,7 +2,7 @@
 read for what it declares, the tolerance policy and its stated source, kernels a file compiles itself counting
 as its own, problems without dims, opus24's kernel + test file, SOL-ExecBench's solution document. Every file
 used is kgo's own, written in the published layout (examples/formats/ and the strings below)."""
-# ctest-cost: 40
+# ctest-cost: 9
 import json
 import pathlib
 import shutil
@@ -114,6 +114,41 @@ def test_a_reference_at_tf32_tolerance_is_computed_in_ieee_fp32_and_still_catche
                   trials=2, edge_shapes=False, delegation=False)
     assert res["contract"] == "kernelbench" and res["reference_dtype"] == "float32 (IEEE: TF32 off)", res
     assert (res["verdict"] == "PASS") == passes, res["message"]
+
+
+KB_GELU = """import torch
+import torch.nn as nn
+
+
+class Model(nn.Module):
+    def forward(self, x):
+        return torch.nn.functional.gelu(x)
+
+
+batch_size = 16
+dim = 64
+
+
+def get_inputs():
+    return [torch.rand(batch_size, dim)]
+
+
+def get_init_inputs():
+    return []
+"""
+
+
+def test_a_failure_on_stressed_inputs_says_they_are_kgo_s(harness, tmp_path):
+    """A tanh-approximated GELU against the problem's erf GELU: inside KernelBench's float32 tolerance on its own
+    U(0,1) inputs, outside it on kgo's scaled stress trial, whose failure names the stress (the plain trials pass)."""
+    (tmp_path / "problem.py").write_text(KB_GELU)
+    (tmp_path / "model_new.py").write_text(KB_GELU + "\n\nclass ModelNew(Model):\n    def forward(self, x):\n"
+                                           "        return 0.5 * x * (1 + torch.tanh(0.7978845608 * (x + 0.044715 * x ** 3)))\n")
+    res = harness(kernel=str(tmp_path / "model_new.py"), reference=str(tmp_path / "problem.py"), device="cpu",
+                  trials=3, edge_shapes=False, delegation=False)
+    assert res["verdict"] == "FAIL", res
+    assert [c["status"] for c in res["cases"]] == ["PASS", "PASS", "FAIL"], res["cases"]
+    assert "kgo's stress inputs: get_inputs()' floating values x 4" in res["cases"][2]["message"], res["cases"][2]
 
 
 def test_contraction_atol_scales_with_the_reference_rms():

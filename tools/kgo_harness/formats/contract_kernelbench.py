@@ -207,6 +207,7 @@ class KernelBenchCase(C.ArgsCase):
         if problem.catalog.get("op"):
             self._map(problem.catalog)
         self.scaled = stress.scaled(trial)
+        self.stress = stress.KERNELBENCH_TEXT if self.scaled else None
         if self.scaled:
             self.args = stress.scale(self.args)
 
@@ -254,7 +255,7 @@ class KernelBenchCase(C.ArgsCase):
             if self.scaled and not all(torch.isfinite(r).all() for r in ref if isinstance(r, torch.Tensor)):
                 # The problem's domain does not allow scaled inputs: keep get_inputs()'s own values.
                 self.args = stress.unscale(self.args)
-                self.scaled = False
+                self.scaled, self.stress = False, None
                 ref = self._reference()
             self._ref = ref
             self.output_names = ["out"] if len(ref) == 1 else [f"out{i}" for i in range(len(ref))]

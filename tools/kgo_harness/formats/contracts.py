@@ -508,6 +508,7 @@ class OpCase(ArgsCase):
         self.shape = list(shape)
         self.args = problem.op.make(self.shape, problem.dtype, gen, problem.device, problem.args, trial)
         self.args = stress.for_op(problem.op, self.args, trial, gen)
+        self.stress = stress.for_op_text(problem.op, trial)
         if problem.fn_params is not None and problem.fn_params < len(self.args):
             # An entry with fewer parameters than the torch op (e.g. add without alpha) gets the leading ones.
             self.args = self.args[:problem.fn_params]

@@ -73,8 +73,15 @@ def for_op(op, args, trial, gen):
     return [fn(args[0], gen, trial)] + list(args[1:])
 
 
+def for_op_text(op, trial):
+    """What for_op does to the first input on `trial`, in words; None where it keeps the plain inputs."""
+    fn = BY_OP.get(op.name)
+    return TEXT[fn] if fn is not None and trial % 3 != 0 else None
+
+
 # --- KernelBench problems ----------------------------------------------------------------------------------
 KERNELBENCH_FACTOR = 4.0
+KERNELBENCH_TEXT = f"get_inputs()' floating values x {KERNELBENCH_FACTOR:g}, beyond the problem's own distribution"
 
 
 def scaled(trial):

@@ -130,6 +130,8 @@ class KernelProcess:
             fields = {**fields, "request": self.cell_request(fields["request"]),
                       "cell": {"cache": cellfs.identity_cache(self.compile_key or "none")}}
         before = guard.clock_stamp()
+        if procs.TRACE_MEMORY:
+            fields = {**fields, "trace_memory": True}
         try:
             self.out.write(json.dumps({"op": op, **fields}) + "\n")
             self.out.flush()
@@ -139,7 +141,10 @@ class KernelProcess:
         def finish():
             start = time.perf_counter()
             try:
-                return self._reply(guard, self._read(), before)
+                msg = self._read()
+                if procs.TRACE_MEMORY:
+                    procs.trace_memory(f"{op} cell={msg.get('mem')}")
+                return self._reply(guard, msg, before)
             finally:
                 SECONDS[op] += time.perf_counter() - start
         return finish
