@@ -3,7 +3,7 @@ evidence can be met honestly (none, or a number of a stamped record in any notat
 a made-up small number, the plan is checked (citations included) before the check is spent, the Hypothesis
 reaches the record, the Iteration Log and the report, `report` commits, and an edited decided record is
 named (with its repair) by next, status and propose before anything runs."""
-# ctest-cost: 40
+# ctest-cost: 4
 import json
 
 import pytest

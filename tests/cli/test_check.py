@@ -1,5 +1,5 @@
 """`kgo check` on real workspaces with the real harness in Triton-interpreter mode (--device cpu)."""
-# ctest-cost: 45
+# ctest-cost: 21
 import os
 import shutil
 import stat

@@ -1,7 +1,7 @@
 """`kgo mcp` driven by the official MCP Python SDK client (`mcp` from PyPI): handshake, tool
 schemas, every answer validated by the client against its outputSchema, the full CPU loop,
 progress notifications and cancellation."""
-# ctest-cost: 10
+# ctest-cost: 11
 import asyncio
 import json
 import os

@@ -1,6 +1,6 @@
 """`kgo ops`: the seed's multi-op variants workflow on CPU (checks, recorded regenerations, logs);
 timing and the best-variant choice need a GPU."""
-# ctest-cost: 16
+# ctest-cost: 7
 import json
 
 import pytest

@@ -2,7 +2,7 @@
 problem file) that differs from HEAD or from the baseline's, audit and `iterate verify` name the commit that
 changed it, `--allow-op` leaves a trace in the stamp, the commit, the report and the audit, and kgo stamps only
 under a key it made itself."""
-# ctest-cost: 40
+# ctest-cost: 5
 import asyncio
 import json
 import os

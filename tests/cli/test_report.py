@@ -2,6 +2,7 @@
 benchmark.md with every field filled or N/A with a reason, SVG charts that parse as XML, stay under
 100 KB, render to PNG with rsvg-convert and put the roofline's knee where the arithmetic says, the
 self-contained HTML page screenshotted in headless Chromium, and `kgo audit` passing on all of it."""
+# ctest-cost: 6
 import json
 import math
 import os

@@ -1,6 +1,6 @@
 """kgo sweep: spec errors, the local backend on the CPU (pinning, serialising, retries, timeouts,
 resume, collect) and the Slurm backend on a real single-node cluster (job arrays, cancel, resume)."""
-# ctest-cost: 59
+# ctest-cost: 43
 import csv
 import json
 import os

@@ -1,7 +1,7 @@
 """The kernel's cell (kgo_harness/cell/confine.py): attacks that reach past the kernel's process (tools/tests/kernels/cell/).
 Each is caught by the cell; the `*_without_the_cell` tests run the same attack with the cell off (KGO_CELL=off and
 an unconfined request) and show that it then lands, so each test here fails with its defence removed."""
-# ctest-cost: 40
+# ctest-cost: 22
 import contextlib
 import os
 import shutil

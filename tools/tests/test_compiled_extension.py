@@ -1,7 +1,7 @@
 """A KernelBench ModelNew that compiles its own kernel with torch.utils.cpp_extension.load_inline (the form of
 KernelBench's leaderboard kernels; here a C++ one, so that it builds and runs on the CPU) is judged on its
 kernel: the calls into the module it compiled count as its own launches, so delegation does not flag it."""
-# ctest-cost: 120
+# ctest-cost: 2
 import json
 import os
 import shutil

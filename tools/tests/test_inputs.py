@@ -3,6 +3,7 @@ judge makes every case's inputs with the problem file's setup() (the baseline kg
 `problem`), stresses later trials, and ships them to the kernel's process by name. Each attack below PASSES
 when the kernel file's own setup() makes the inputs (no problem file: the behaviour before the defence) or
 on the plain trial only (no stress), and FAILS with the defence."""
+# ctest-cost: 7
 import pathlib
 import sys
 

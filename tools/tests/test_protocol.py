@@ -1,6 +1,6 @@
 """The protocol itself: one-shot CLI exit codes and schemas, invalid requests, env, catalog, run-once,
 and the warm worker of `serve`."""
-# ctest-cost: 15
+# ctest-cost: 10
 import json
 import os
 import sys
