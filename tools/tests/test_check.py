@@ -28,6 +28,26 @@ def test_template_variants_pass(harness, op, variant):
     assert {(8, 256), (1, 1), (17, 17), (3, 4097)} <= shapes
 
 
+def test_a_kernel_that_refuses_an_edge_shape_is_skipped_there_not_failed(harness, tmp_path):
+    """A kernel that raises at one of kgo's own edge shapes (fmh66's tl.dot kernels need 16 along each dim) has no
+    output there to be wrong: that shape is SKIPPED and named in the warnings; the shapes asked for decide. At a
+    shape asked for, the same refusal fails."""
+    src = (TEMPLATES / "softmax" / "v1_baseline.py").read_text()
+    guarded = src.replace("def triton_softmax(x: torch.Tensor) -> torch.Tensor:\n",
+                          "def triton_softmax(x: torch.Tensor) -> torch.Tensor:\n"
+                          "    if x.shape[-1] % 16:\n"
+                          "        raise ValueError('rows must be a multiple of 16')\n")
+    assert guarded != src
+    (tmp_path / "k.py").write_text(guarded)
+    res = harness(kernel=str(tmp_path / "k.py"), op="softmax", device="cpu", trials=1, shapes=[[8, 256]])
+    assert res["verdict"] == "PASS", res["message"]
+    status = {tuple(c["shape"]): c["status"] for c in res["cases"]}
+    assert status[(8, 256)] == "PASS" and status[(17, 17)] == "SKIPPED", status
+    assert any("rejected by the kernel" in w and "multiple of 16" in w for w in res["warnings"]), res["warnings"]
+    res = harness(kernel=str(tmp_path / "k.py"), op="softmax", device="cpu", trials=1, shapes=[[8, 250]])
+    assert res["verdict"] == "FAIL" and res["cases"][0]["status"] == "FAIL", res["message"]
+
+
 def test_half_precision_uses_half_tolerance(harness):
     res = harness(kernel=str(TEMPLATES / "softmax" / "v4_optimized.py"), op="softmax", device="cpu",
                   dtype="float16", trials=1, shapes=SMALL)
