@@ -13,7 +13,7 @@ import types
 
 import pytest
 
-from conftest import KERNELS, ROOT
+from conftest import CUDA_TOOLS, HAS_CUDA, KERNELS, ROOT
 
 from kgo_harness import launches, tolerance
 from kgo_harness.formats import cuda_contract, formats
@@ -418,8 +418,7 @@ def test_opus24_kernel_without_its_test_file_names_it(harness):
     assert "--reference" in res["message"] and "test_rowscale_kernel.py" in res["message"], res["message"]
 
 
-@pytest.mark.skipif(not __import__("conftest").HAS_CUDA or cuda_contract.nvcc_path() is None,
-                    reason="needs a CUDA GPU and nvcc")
+@pytest.mark.skipif(not HAS_CUDA or CUDA_TOOLS["nvcc"] is None, reason="needs a CUDA GPU and nvcc")
 def test_fmh66_cuda_example_runs_as_published_on_the_gpu(harness, tmp_path):
     """No const, no --outputs, no --shape: ref.py's setup() declares them; the reference writes only the
     prefix of flat buffers sized by the shape, and nothing is NaN (outputs start equal on both sides)."""
