@@ -124,7 +124,11 @@ def test_a_kernel_that_hides_from_the_delegation_check_fails(harness):
     fail (before the observer was the checked calls, its cases passed and only an unrun check stood against it)."""
     res = check(harness, "hack_profiler_shy.py", "softmax", "cpu")
     assert res["verdict"] == "FAIL", res["message"]
-    assert all(c["status"] == "FAIL" and "not while you are looking" in c["message"] for c in res["cases"])
+    asked = {tuple(s) for s in SMALL}
+    # At the shapes asked for, its refusal fails; at kgo's own edge shapes a refusal is a skip (check.land), which
+    # hides nothing: the shapes asked for decide.
+    assert all(c["status"] == "FAIL" for c in res["cases"] if tuple(c["shape"]) in asked), res["cases"]
+    assert all(c["status"] in ("FAIL", "SKIPPED") and "not while you are looking" in c["message"] for c in res["cases"])
 
 
 @pytest.mark.parametrize("device", DEVICES)

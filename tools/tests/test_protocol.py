@@ -61,7 +61,7 @@ def _processes_of(command, request):
                             stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, cwd=ROOT)
     proc.stdin.write(json.dumps(request).encode())
     proc.stdin.close()
-    seen = {}
+    reads = {}   # pid -> every command line read from it, in order
     while proc.poll() is None:
         kids = {}
         for pid in filter(str.isdigit, os.listdir("/proc")):
@@ -76,12 +76,23 @@ def _processes_of(command, request):
                 todo.append(child)
                 try:
                     with open(f"/proc/{child}/cmdline", "rb") as f:   # every read: the first may precede exec
-                        seen.setdefault(child, set()).update(f.read().split(b"\0"))
+                        text = f.read()
                 except OSError:
-                    pass
+                    continue
+                if text:   # empty once the process is a zombie
+                    reads.setdefault(child, []).append(tuple(text.split(b"\0")))
         time.sleep(0.01)
     proc.stdout.read()
-    return list(seen.values())
+    # A process is what its last read shows. A child the judge forks to exec a program (ctypes' `ldconfig -p`) shows the
+    # judge's command line until its exec: one still showing it counts as the judge or a fork of it (a template, a
+    # kernel process: they live for the whole request) only where three reads or more showed it.
+    out = []
+    for seq in reads.values():
+        if b"__worker__" not in seq[-1]:
+            out.append(set(seq[-1]))
+        elif sum(b"__worker__" in a for a in seq) >= 3:
+            out.append(set().union(*seq))
+    return out
 
 
 def _judges(processes):
