@@ -8,6 +8,7 @@ import functools
 import re
 
 _counts = collections.Counter()
+_shapes = collections.Counter()   # each launch's name with its grid or argument shapes ("launch shape", below)
 _installed = False
 
 
@@ -35,8 +36,26 @@ def _counting(original):
         if not kwargs.get("warmup", False):
             name = getattr(self, "__name__", None) or getattr(getattr(self, "fn", None), "__name__", "?")
             _counts[name] += 1
+            _shapes[f"{name}{_grid(self, args, kwargs)}"] += 1
         return original(self, *args, **kwargs)
     return run
+
+
+def _grid(fn, args, kwargs):
+    """A Triton launch's grid as Triton itself evaluates it (a callable of the launch's named arguments)."""
+    grid = kwargs.get("grid")
+    if callable(grid):
+        try:
+            meta = dict(zip(getattr(fn, "arg_names", ()), args))
+            meta.update(kwargs)
+            grid = grid(meta)
+        except Exception:
+            return "[?]"
+    return list(grid) if isinstance(grid, (tuple, list)) else [grid]
+
+
+def _tensor_shapes(args):
+    return [list(a.shape) for a in args if hasattr(a, "shape") and hasattr(a, "data_ptr")]
 
 
 # --- kernels the file compiles itself ---------------------------------------------------------------------
@@ -61,6 +80,7 @@ def _counted(fn, name):
     @functools.wraps(fn)
     def call(*args, **kwargs):
         _counts[name] += 1
+        _shapes[f"{name}{_tensor_shapes(args)}"] += 1
         return fn(*args, **kwargs)
     return call
 
@@ -100,12 +120,19 @@ class _CountedKernel:
     def __init__(self, inner, name):
         self._inner, self._name = inner, name
 
-    def __call__(self, *args, **kwargs):
+    def __call__(self, *args, **kwargs):   # cupy: kernel(grid, block, args)
         _counts[self._name] += 1
+        _shapes[f"{self._name}{list(args[:2])}"] += 1
         return self._inner(*args, **kwargs)
 
     def __getitem__(self, config):   # numba: kernel[grid, block](...)
-        return _counted(self._inner[config], self._name)
+        launch, shape = self._inner[config], f"{self._name}{list(config) if isinstance(config, tuple) else [config]}"
+
+        def call(*args, **kwargs):
+            _counts[self._name] += 1
+            _shapes[shape] += 1
+            return launch(*args, **kwargs)
+        return call
 
     def __getattr__(self, attr):
         return getattr(self._inner, attr)
@@ -146,10 +173,18 @@ def _hook_numba():
 
 def reset():
     _counts.clear()
+    _shapes.clear()
 
 
 def snapshot():
     return dict(_counts)
+
+
+def shapes():
+    """Every own launch so far by its launch shape: the name with a Triton launch's grid, a cupy kernel's grid and
+    block, a numba launch's configuration, or the tensor shapes passed to a compiled extension's function. Calls of
+    one problem shape launch the same ones however they are observed; a decoy launched in their place does not."""
+    return dict(_shapes)
 
 
 def total():
@@ -207,7 +242,7 @@ class Observer:
 
     def __enter__(self):
         from torch.autograd import profiler
-        self.before = snapshot()
+        self.before, self.shapes_before = snapshot(), shapes()
         if not self.on or not self.profiled:   # delegation off, or a tally of own launches only (the timed batches)
             return self
         try:   # every thread's ops: work a call hands to another thread is the call's
@@ -238,15 +273,15 @@ class Observer:
             return fn()
 
     def report(self):
-        """{calls, own_calls, replays, marks, aten, own: {name: launches}, profiled} (a tally's: marks None, aten
-        empty), or None where torch's events cannot be read
+        """{calls, own_calls, replays, marks, aten, own: {name: launches}, launched: {launch shape: launches},
+        profiled} (a tally's: marks None, aten empty), or None where torch's events cannot be read
         (the observation is missing, which fails the verdict; the reason goes to stderr). Read from the profiler's raw
         events (torch's FunctionEvent tree costs about 5 times as much): an op is a call's when it began inside a
         call's mark, on any thread (work handed to a thread pool is the call's)."""
-        own = {k: v - self.before.get(k, 0) for k, v in snapshot().items() if v > self.before.get(k, 0)}
+        own, launched = since(self.before, snapshot()), since(self.shapes_before, shapes())
         if self.on and not self.profiled:
             return {"calls": len(self.own_calls), "own_calls": list(self.own_calls), "replays": self.replays,
-                    "marks": None, "aten": [], "own": own, "profiled": False}
+                    "marks": None, "aten": [], "own": own, "launched": launched, "profiled": False}
         if self.prof is None:
             return None
         try:
@@ -265,7 +300,12 @@ class Observer:
         mine = {cid: name for name, cid, start, _ in cpu if name in (MARK, REPLAY) or inside(start)}
         aten = {n for n in mine.values() if n.startswith("aten::")}
         return {"calls": len(self.own_calls), "own_calls": list(self.own_calls), "replays": self.replays,
-                "marks": len(marks), "aten": sorted(aten), "own": own, "profiled": True}
+                "marks": len(marks), "aten": sorted(aten), "own": own, "launched": launched, "profiled": True}
+
+
+def since(before, now):
+    """The counts of `now` above those of `before` (snapshot, shapes)."""
+    return {k: v - before.get(k, 0) for k, v in now.items() if v > before.get(k, 0)}
 
 
 def read_events(events):

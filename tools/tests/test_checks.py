@@ -192,3 +192,51 @@ def test_an_unreadable_event_api_is_a_missing_observation(capfd):
         case["observed"] = [got]
     verdict = check.delegation(None, [case], set())
     assert verdict["delegated"] is True and "not observed" in verdict["message"], verdict
+
+
+# --- timed calls launch what the observed calls of their shape launch (check.decoy_at) ----------------------------
+def window(profiled, own_calls, launched):
+    return {"calls": len(own_calls), "own_calls": own_calls, "replays": 0, "marks": len(own_calls) if profiled else None,
+            "aten": [], "own": {}, "launched": launched, "profiled": profiled}
+
+
+SEEN = window(True, [1, 1], {"_softmax_rows[8]": 2})
+
+
+def test_timed_calls_that_launch_what_the_observed_ones_did_pass():
+    assert check.decoy_at([8, 256], [SEEN, window(False, [1, 1, 1], {"_softmax_rows[8]": 3})]) is None
+    assert check.decoy_at([8, 256], [SEEN], [{"launched": {"_softmax_rows[8]": 9}, "fewest": 1}]) is None
+    # Nothing to hold them against: no profiled call (or no tally) at this shape.
+    assert check.decoy_at([8, 256], [window(False, [1], {"decoy[1]": 1})]) is None
+
+
+@pytest.mark.parametrize("seen,tally", [
+    (SEEN, window(False, [1, 1], {"_softmax_rows[1]": 2})),   # the kernel itself, on one row: another grid
+    (SEEN, window(False, [1, 1], {"decoy[8]": 2})),           # another kernel
+    (window(True, [2], {"_max[8]": 1, "_norm[8]": 1}), window(False, [1, 1], {"_norm[8]": 2}))])   # one of two
+def test_a_decoy_beside_work_done_elsewhere_is_delegation(seen, tally):
+    msg = check.decoy_at([8, 256], [seen, tally])
+    assert msg and "shape [8, 256]" in msg, msg
+    got = check.delegation_at(SimpleNamespace(op=None, contract="triton"), [8, 256], [seen, tally], set())
+    assert got["delegated"] is True and got["message"] == msg
+
+
+def test_a_triton_launch_is_known_by_its_grid():
+    """A Triton kernel launched with two grids (a tuple and a callable of its arguments, as Triton evaluates it) is
+    two launch shapes; in the interpreter as on a GPU."""
+    import triton
+    import triton.language as tl
+
+    @triton.jit
+    def twice(x_ptr, n, BLOCK: tl.constexpr):
+        offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+        tl.store(x_ptr + offs, tl.load(x_ptr + offs, mask=offs < n) * 2, mask=offs < n)
+
+    launches.install()
+    x = torch.ones(64)
+    before = launches.shapes()
+    twice[(4,)](x, 64, BLOCK=16)
+    twice[lambda meta: (triton.cdiv(meta["n"], meta["BLOCK"]),)](x, 64, BLOCK=32)
+    twice[(1,)](x, 16, BLOCK=16)
+    assert launches.since(before, launches.shapes()) == {"twice[4]": 1, "twice[2]": 1, "twice[1]": 1}
+    assert torch.equal(x, torch.tensor([8.0] * 16 + [4.0] * 48))

@@ -74,11 +74,14 @@ def test_an_honest_kernel_agrees_with_the_judges_clock(harness, device, shape, r
 @pytest.mark.parametrize("name,why", [
     ("hack_deleg_unwatched.py", "calls ran none of the kernel file's own"),                        # (a)
     ("hack_deleg_batches.py", "calls ran none of the kernel file's own"),                           # (b)
-    ("hack_deleg_after_k.py", "")])                                                                # (c)
+    ("hack_deleg_after_k.py", ""),                                                                 # (c)
+    ("hack_deleg_decoy.py", "which no observed call of this shape launched")])                      # (a) + decoy
 def test_delegation_in_timed_calls_is_observed(harness, name, why, device, shape, rotate):
     """Attacks (a)-(c): torch's softmax only where a separate profiled pass would not look (no profiler on, a timed
     batch, after K calls). The judge's timed batches and the kernel's timed samples count each call's own launches,
-    so bench fails each, where it had recorded torch's time as the kernel's."""
+    so bench fails each, where it had recorded torch's time as the kernel's. With a decoy launch of its own kernel
+    beside torch's work, the timed calls' launches (the kernel with its grid) are not those of bench's observed runs
+    of the same shape."""
     res = bench(harness, name, device, shape, rotate)
     size = res["sizes"][0]
     # (a) on the CPU: the interpreted kernel is far slower than torch, so the judge's clock also calls its samples

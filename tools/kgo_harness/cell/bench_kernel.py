@@ -3,7 +3,7 @@
 cross-check. The outputs of the first input set go back to the judge as bytes, which checks them."""
 import statistics
 
-from kgo_harness import timing, wire
+from kgo_harness import launches, timing, wire
 
 
 def time_shape(side, msg):
@@ -27,6 +27,7 @@ def time_shape(side, msg):
     call, own = _tallied(side.timed_call)
     timer.ledger.update(device_s=0.0, compile_s=0.0, warmup_s=0.0)
     timer.first_call(call, sets)
+    warm, warm_shapes = len(own), launches.shapes()   # a compile's and an autotuner's launches are behind
     est, _ = timer.events(call, sets, 3)
     mode = "events"
     if device == "cuda" and (o["graph"] == "on" or (o["graph"] == "auto" and
@@ -55,14 +56,15 @@ def time_shape(side, msg):
     return {"samples": samples, "mode": mode, "note": note, "rotate": sets, "synced_us": synced, "pending_us": pending,
             "flush_l2": timer.flush is not None, "set_bytes": set_bytes, "host_call_us": timer.host_call_us,
             "outputs": wire.send(side.folder, named, bool(msg.get("ipc"))), "fresh": said,
-            "ledger": dict(timer.ledger), "own_calls": {"calls": len(own), "without_own": own.count(0)}}
+            "ledger": dict(timer.ledger), "own_calls": {"calls": len(own), "without_own": own.count(0),
+                                                        "fewest": min(own[warm:], default=None),
+                                                        "launched": launches.since(warm_shapes, launches.shapes())}}
 
 
 def _tallied(call):
     """`call` counting the file's own launches of each call (launches: always on in this process, so nothing
     differs while counted): the kernel's timed samples are its own word on its time, held against the judge's
     tallied batches, and a sample call that ran none of the file's own kernels is work done by torch."""
-    from kgo_harness import launches
     own = []
 
     def tallied(r):

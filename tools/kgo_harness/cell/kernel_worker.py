@@ -184,13 +184,15 @@ class KernelSide:
         with production_settings(self.torch):
             out = bench_kernel.time_shape(self, msg)
         self.verify("during the timed runs")
-        if self.problem.device == "cuda":
-            # Timed outputs can be right while the work escapes the caller's stream (a buffer the allocator
-            # hands back still holds an earlier result). Once more per input set as check runs it: inputs
-            # arriving late on the caller's stream, outputs poisoned; work not ordered after them reads poison.
-            with launches.Observer() as ob:
-                ordered = [execute(c, True, self.torch, observer=ob) for c in self.timed_cases]
-            out["observed"] = self._observed(ob)
+        cuda = self.problem.device == "cuda"
+        # Once more per input set as check runs it, observed: what these calls launch, the timed ones must launch
+        # too (check.decoy_at). On a GPU, timed outputs can be right while the work escapes the caller's stream (a
+        # buffer the allocator hands back still holds an earlier result): here the inputs arrive late on the
+        # caller's stream, outputs poisoned; work not ordered after them reads poison.
+        with launches.Observer() as ob:
+            ordered = [execute(c, cuda, self.torch, observer=ob) for c in self.timed_cases]
+        out["observed"] = self._observed(ob)
+        if cuda:
             out["ordered_outputs"] = wire.send(self.folder, [(f"set{r}.out{i}", t) for r, o in enumerate(ordered)
                                                              for i, t in enumerate(o or [])], bool(msg.get("ipc")))
         return out
@@ -487,9 +489,9 @@ def main(fd_in, fd_out, folder, device, namespaces=None):
     traced = {"on": False}
 
     def emit(msg):
-        msg["clocks"] = clock_stamp()
+        msg["clocks"] = clock_stamp()   # the judge holds these against its own clock (guard.clock_disagreement)
         if traced["on"]:
-            msg["mem"] = procs.memory_now()   # the judge holds these against its own clock (guard.clock_disagreement)
+            msg["mem"] = procs.memory_now()
         out.write(json.dumps(msg, default=str) + "\n")
         out.flush()
     procs.prime_cuda(device)   # made in the cell, after it is entered

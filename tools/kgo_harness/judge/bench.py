@@ -153,7 +153,7 @@ def bench_size(req, problem, kp, timer, shape, index, tol, work, warnings):
             size["message"] = (f"work escapes the caller's stream: {synced:.1f} us with a device synchronize vs "
                                f"{size['median_us']:.1f} us stream-ordered; reporting the synchronized time")
             size["median_us"] = synced
-    observed = [got["observed"]] if got.get("observed") is not None else []   # the ordered runs (GPU)
+    observed = [got["observed"]] if got.get("observed") is not None else []   # the observed runs
     if size["outputs_checked"] is not False:   # wrong timed outputs already FAIL; their time is not recorded
         control = wallclock.Control(timer, spot) if device == "cuda" else None
         wallclock.wall_check(kp, size, device, spot, observed, control)
@@ -189,13 +189,17 @@ def bench_size(req, problem, kp, timer, shape, index, tol, work, warnings):
 
 def delegation(req, problem, shape, observed, samples):
     """The size's delegation verdict (check.delegation_at) from the tally of the judge's timed batches (own launches
-    per call) and, on the GPU, the profiled ordered runs (PROTOCOL.md "Delegation"). The kernel's own timed samples
-    are its word on its time, held against those batches by the judge's clock (wallclock.py); their own launches
-    are counted (`samples`), and a sample call that ran none of the file's own kernels is delegation too."""
+    per call) and the observed runs, whose launches the tallied calls must match (check.decoy_at; PROTOCOL.md
+    "Delegation"). The kernel's own timed samples are its word on its time, held against those batches by the
+    judge's clock (wallclock.py); their own launches are counted (`samples`), and a sample call that ran none of the
+    file's own kernels is delegation too."""
     got = check.delegation_at(problem, list(shape), observed, set(req.get("allow_ops") or []))
     bare = int((samples or {}).get("without_own") or 0) if isinstance(samples, dict) else None
+    decoy = check.decoy_at(list(shape), observed, [samples]) if bare is not None else None
     if bare is None:
         got.update(delegated=True, message=f"shape {shape}: the timed samples' launches were not reported")
+    elif decoy and not got["delegated"]:
+        got.update(delegated=True, message=decoy)
     elif bare and problem.contract != "cuda" and not got["delegated"]:
         got.update(delegated=True, message=f"shape {shape}: {bare} of {samples.get('calls')} timed sample calls "
                                            "ran none of the kernel file's own kernels; the work was done by torch")

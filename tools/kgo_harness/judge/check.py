@@ -485,13 +485,16 @@ def delegation_at(problem, shape, observed, allowed):
     # torch called back from its host code still shows as aten ops.
     bare = sum(n == 0 for n in own_calls)
     nothing_own = bare > 0 and problem.contract != "cuda"
-    delegated = bool(ref_ops) or nothing_own or bool(unallowed)
+    decoy = decoy_at(shape, observed)
+    delegated = bool(ref_ops) or nothing_own or bool(unallowed) or bool(decoy)
     if ref_ops:
         msg = (f"shape {shape}: the kernel calls {', '.join(ref_ops)}, the torch op it replaces; write the "
                "computation as a kernel")
     elif nothing_own:
         msg = (f"shape {shape}: {bare} of {len(own_calls)} calls ran none of the kernel file's own GPU "
                "kernels; the work was done by torch")
+    elif decoy:
+        msg = decoy
     elif unallowed:
         msg = (f"shape {shape}: torch ops do part of the work: {', '.join(unallowed)}; write it in the kernel "
                "or allow them by name (kgo check/bench/baseline --allow-op NAME, repeatable)")
@@ -501,6 +504,31 @@ def delegation_at(problem, shape, observed, allowed):
     return {"checked": True, "delegated": delegated, "own_launches": sum(own.values()),
             "reference_ops_called": ref_ops, "torch_ops": torch_ops, "message": msg,
             "calls_observed": len(own_calls)}
+
+
+def decoy_at(shape, observed, tallies=()):
+    """What timed calls launched that the observed calls of the same shape did not (None: nothing): a launch
+    shape (launches.shapes: a kernel with its grid or argument shapes) no profiled call launched, or fewer own
+    launches per call than the fewest of a profiled call. A kernel that does its work in its own kernels launches
+    the same ones whether or not the profiler is on; one that lets torch work in the untimed-by-profiler calls and
+    launches a decoy kernel of its own there does not. `tallies`: more tallied windows ({launched, fewest})."""
+    seen = [o for o in observed if isinstance(o, dict) and o.get("profiled") and o.get("own_calls")]
+    tallied = [{"launched": o.get("launched"), "fewest": min(o.get("own_calls") or [], default=None)}
+               for o in observed if isinstance(o, dict) and o.get("profiled") is False] + list(tallies)
+    if not seen or not tallied:
+        return None
+    known = set().union(*(set(o.get("launched") or {}) for o in seen))
+    fewest = min(min(o["own_calls"]) for o in seen)
+    for t in tallied:
+        new = sorted(set(t.get("launched") or {}) - known)
+        if new:
+            return (f"shape {shape}: the timed calls launched {', '.join(new[:3])}, which no observed call of this "
+                    f"shape launched (observed: {', '.join(sorted(known)[:3]) or 'none'}); a kernel launched beside "
+                    "work done elsewhere is not the work")
+        if t.get("fewest") is not None and t["fewest"] < fewest:
+            return (f"shape {shape}: a timed call launched {t['fewest']} of the kernel file's own kernels, every "
+                    f"observed call of this shape at least {fewest}; the rest of its work was done elsewhere")
+    return None
 
 
 def run_cases(problem, kp, plan, tol, req, state, ahead, emit, cases):
