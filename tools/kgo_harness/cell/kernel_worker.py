@@ -189,7 +189,8 @@ class KernelSide:
         # too (check.decoy_at). On a GPU, timed outputs can be right while the work escapes the caller's stream (a
         # buffer the allocator hands back still holds an earlier result): here the inputs arrive late on the
         # caller's stream, outputs poisoned; work not ordered after them reads poison.
-        with launches.Observer() as ob:
+        # On the CPU the runs show only what is launched, under the timed calls' settings.
+        with launches.Observer() as ob, (contextlib.nullcontext() if cuda else production_settings(self.torch)):
             ordered = [execute(c, cuda, self.torch, observer=ob) for c in self.timed_cases]
         out["observed"] = self._observed(ob)
         if cuda:
