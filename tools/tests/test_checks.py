@@ -5,6 +5,7 @@ Delegation's evidence, last: the observer's reading of torch's profiler events (
 PROTOCOL.md "Delegation", torch versions) on each torch it supports: this machine's, and torch 2.11's, which lacks
 _KinetoEvent.activity_type (forced by a wrapper that shows only 2.11's methods). An event API it cannot read makes
 the observation missing (a failed verdict), never an exception in the kernel's call."""
+import os
 import threading
 from types import SimpleNamespace
 
@@ -233,10 +234,10 @@ def test_a_triton_launch_is_known_by_its_grid():
         tl.store(x_ptr + offs, tl.load(x_ptr + offs, mask=offs < n) * 2, mask=offs < n)
 
     launches.install()
-    x = torch.ones(64)
+    x = torch.ones(64, device="cpu" if os.environ.get("TRITON_INTERPRET") == "1" else "cuda")
     before = launches.shapes()
     twice[(4,)](x, 64, BLOCK=16)
     twice[lambda meta: (triton.cdiv(meta["n"], meta["BLOCK"]),)](x, 64, BLOCK=32)
     twice[(1,)](x, 16, BLOCK=16)
     assert launches.since(before, launches.shapes()) == {"twice[4]": 1, "twice[2]": 1, "twice[1]": 1}
-    assert torch.equal(x, torch.tensor([8.0] * 16 + [4.0] * 48))
+    assert torch.equal(x.cpu(), torch.tensor([8.0] * 16 + [4.0] * 48))
