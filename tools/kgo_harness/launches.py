@@ -6,6 +6,7 @@ module is imported; `watch_source` before each import), and the aten ops and GPU
 import collections
 import functools
 import re
+import sys
 
 _counts = collections.Counter()
 _shapes = collections.Counter()   # each launch's name with its grid or argument shapes ("launch shape", below)
@@ -16,6 +17,7 @@ def install():
     global _installed
     if _installed:
         return
+    sys.addaudithook(_audit)
     try:
         import triton.runtime.jit as jit
     except Exception:
@@ -171,9 +173,39 @@ def _hook_numba():
     cuda.jit = jit
 
 
+# --- vendor libraries reached through ctypes ----------------------------------------------------------------
+# A call into one of these runs the library's GPU kernels, with no aten op and no launch of the file's own between.
+# Known by the symbols' names (cuBLAS's start with cublas, ...), whichever library handle they are looked up in;
+# a symbol lookup of its own through ctypes (dlsym) hides what it finds, and counts too.
+VENDOR_SYMBOLS = re.compile(r"^(cublasLt|cublas|cudnn|cufft|cusparse|cusolver|curand|cutensor|nvblas|dl(v)?sym$)")
+_library = collections.Counter()   # vendor symbol -> lookups through ctypes in this process
+
+
+def _audit(event, args):
+    """Python's audit hook (never removed once added): every symbol ctypes looks up (an attribute or item of a
+    loaded library, by name or by handle) is recorded when it is a vendor library's (VENDOR_SYMBOLS). CPython raises
+    no event per foreign call, so a lookup, however early, is what shows a library in use."""
+    if event in ("ctypes.dlsym", "ctypes.dlsym/handle"):
+        name = args[1] if len(args) > 1 else None
+        if isinstance(name, str) and VENDOR_SYMBOLS.match(name):
+            _library[name] += 1
+
+
+def libraries():
+    """The vendor symbols this process has looked up through ctypes (VENDOR_SYMBOLS) with their lookup counts."""
+    return dict(_library)
+
+
+def library_name(symbol):
+    """The library a vendor symbol belongs to, as --allow-op names it: cublasSgemm_v2 -> cublas."""
+    found = VENDOR_SYMBOLS.match(symbol)
+    return found.group(1) if found else symbol
+
+
 def reset():
     _counts.clear()
     _shapes.clear()
+    _library.clear()
 
 
 def snapshot():
@@ -274,14 +306,15 @@ class Observer:
 
     def report(self):
         """{calls, own_calls, replays, marks, aten, own: {name: launches}, launched: {launch shape: launches},
-        profiled} (a tally's: marks None, aten empty), or None where torch's events cannot be read
+        libraries: {vendor symbol: lookups through ctypes, since the process began}, profiled} (a tally's: marks None, aten empty), or None where torch's events cannot be read
         (the observation is missing, which fails the verdict; the reason goes to stderr). Read from the profiler's raw
         events (torch's FunctionEvent tree costs about 5 times as much): an op is a call's when it began inside a
         call's mark, on any thread (work handed to a thread pool is the call's)."""
         own, launched = since(self.before, snapshot()), since(self.shapes_before, shapes())
+        seen = {"own": own, "launched": launched, "libraries": libraries()}   # lookups: the whole process's
         if self.on and not self.profiled:
             return {"calls": len(self.own_calls), "own_calls": list(self.own_calls), "replays": self.replays,
-                    "marks": None, "aten": [], "own": own, "launched": launched, "profiled": False}
+                    "marks": None, "aten": [], **seen, "profiled": False}
         if self.prof is None:
             return None
         try:
@@ -300,7 +333,7 @@ class Observer:
         mine = {cid: name for name, cid, start, _ in cpu if name in (MARK, REPLAY) or inside(start)}
         aten = {n for n in mine.values() if n.startswith("aten::")}
         return {"calls": len(self.own_calls), "own_calls": list(self.own_calls), "replays": self.replays,
-                "marks": len(marks), "aten": sorted(aten), "own": own, "launched": launched, "profiled": True}
+                "marks": len(marks), "aten": sorted(aten), **seen, "profiled": True}
 
 
 def since(before, now):

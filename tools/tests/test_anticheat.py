@@ -152,6 +152,19 @@ def test_delegation_handed_to_another_thread_is_seen(harness, device):
     assert res["verdict"] == "FAIL" and "aten::softmax" in res["delegation"]["reference_ops_called"], res["message"]
 
 
+@pytest.mark.skipif(not HAS_CUDA, reason="cuBLAS runs on a GPU")
+def test_a_vendor_library_reached_through_ctypes_is_delegation(harness):
+    """cuBLAS's SGEMM called through ctypes beside a launch of its own kernel: no aten op, an own launch in every
+    call, right answers; the audit hook on ctypes' symbol lookups names them (launches.VENDOR_SYMBOLS). Without it
+    this kernel PASSes (6407af7 on an H200: "own kernels ran in all 20 observed calls")."""
+    res = check(harness, "hack_cublas_ctypes.py", "matmul", "cuda", shapes=[[256, 256, 256]])
+    assert all(c["status"] in ("PASS", "SKIPPED") for c in res["cases"]), res["cases"]   # cuBLAS is right...
+    assert res["verdict"] == "FAIL" and res["culprit"] == "delegation", res["message"]
+    assert "cublasSgemm_v2" in res["delegation"]["message"] and "--allow-op cublas" in res["delegation"]["message"]
+    allowed = check(harness, "hack_cublas_ctypes.py", "matmul", "cuda", shapes=[[256, 256, 256]], allow_ops=["cublas"])
+    assert allowed["verdict"] == "PASS", allowed["message"]
+
+
 def test_an_observer_whose_call_ranges_were_emptied_is_tampering(harness):
     """The observer's call range replaced by one that closes at once (the work falls outside it) is a rebound
     profiler primitive: REWARD_HACK, not a pass on a decoy launch."""

@@ -241,3 +241,29 @@ def test_a_triton_launch_is_known_by_its_grid():
     twice[(1,)](x, 16, BLOCK=16)
     assert launches.since(before, launches.shapes()) == {"twice[4]": 1, "twice[2]": 1, "twice[1]": 1}
     assert torch.equal(x.cpu(), torch.tensor([8.0] * 16 + [4.0] * 48))
+
+
+# --- vendor libraries reached through ctypes (launches._audit) -----------------------------------------------------
+def test_a_vendor_symbol_looked_up_through_ctypes_is_delegation():
+    """On the CPU, where no cuBLAS runs: a cuBLAS symbol looked up in a loaded library (libm here: the audit event
+    comes before the lookup, found or not) and libc's dlsym looked up to find symbols unseen are both recorded, for
+    the whole process; an ordinary symbol is not. check.delegation_at fails them unless the library is allowed."""
+    import ctypes
+    launches.install()
+    lib = ctypes.CDLL("libm.so.6")
+    lib.cos(0)
+    try:
+        with pytest.raises(AttributeError):
+            lib.cublasSgemm_v2
+        ctypes.CDLL(None).dlsym
+        with launches.Observer(profiled=False) as ob:
+            ob.call(lambda: None)
+        got = ob.report()
+    finally:
+        launches.reset()   # this process's record: later tests here observe calls of their own
+    assert {"cublasSgemm_v2", "dlsym"} <= set(got["libraries"]) and "cos" not in got["libraries"], got
+    verdict = check.delegation_at(SimpleNamespace(op=None, contract="cuda"), [8], [got], set())
+    assert verdict["delegated"] is True and "cublasSgemm_v2" in verdict["message"], verdict
+    assert "--allow-op cublas" in verdict["message"]
+    allowed = check.delegation_at(SimpleNamespace(op=None, contract="cuda"), [8], [got], {"cublas", "dlsym"})
+    assert allowed["delegated"] is False, allowed

@@ -7,7 +7,7 @@ import torch
 
 from kgo_harness.judge import checks, compare
 from kgo_harness.formats import cpu_honesty, ops
-from kgo_harness import wire
+from kgo_harness import launches, wire
 from kgo_harness.formats.contracts import LoadError
 from kgo_harness.protocol import is_cuda_fatal, case_seed, merge_verdicts
 from kgo_harness.judge.remote import KernelDied, KernelError, KernelHack
@@ -462,8 +462,11 @@ def delegation(problem, cases, allowed):
 
 def delegation_at(problem, shape, observed, allowed):
     """Delegation at one shape from observer reports (launches.Observer.report) of calls at that shape: the torch op
-    the kernel replaces, aten compute ops outside `allowed` (a decomposition), or a call that ran none of the file's
-    own kernels is delegation; an observation that lost calls is a FAIL too. Shared by check and bench."""
+    the kernel replaces, aten compute ops outside `allowed` (a decomposition), a call that ran none of the file's
+    own kernels, a vendor library's symbol looked up through ctypes (launches.VENDOR_SYMBOLS, unless `allowed` names
+    the library) or
+    timed calls that launched what no observed call did (decoy_at) is delegation; an observation that lost calls
+    is a FAIL too. Shared by check and bench."""
     lost = [o for o in observed if not isinstance(o, dict)
             or (o.get("profiled", True) and (o.get("marks") or 0) < o.get("calls", 0) + o.get("replays", 0))]
     if lost or not observed:
@@ -472,12 +475,15 @@ def delegation_at(problem, shape, observed, allowed):
                 "message": f"shape {shape}: the observer lost calls of the kernel (it saw "
                            f"{[o.get('marks') for o in lost if isinstance(o, dict)]} of them); a verdict rests only "
                            "on observed calls"}
-    own, aten, own_calls = {}, set(), []
+    own, aten, own_calls, libs = {}, set(), [], {}
     for o in observed:
         for k, v in (o.get("own") or {}).items():
             own[str(k)] = own.get(str(k), 0) + int(v)
+        for k, v in (o.get("libraries") or {}).items():
+            libs[str(k)] = max(libs.get(str(k), 0), int(v))   # each report: the process's lookups so far
         aten |= set(map(str, o.get("aten") or []))
         own_calls += [int(n) for n in o.get("own_calls") or []]
+    library = sorted(k for k in libs if launches.library_name(k) not in allowed)
     ref_ops = sorted(aten & set(problem.op.aten)) if problem.op else []
     torch_ops = sorted(a for a in aten if a[len("aten::"):] not in BENIGN_ATEN and a not in ref_ops)
     unallowed = [a for a in torch_ops if a[len("aten::"):] not in allowed and a not in allowed]
@@ -486,13 +492,17 @@ def delegation_at(problem, shape, observed, allowed):
     bare = sum(n == 0 for n in own_calls)
     nothing_own = bare > 0 and problem.contract != "cuda"
     decoy = decoy_at(shape, observed)
-    delegated = bool(ref_ops) or nothing_own or bool(unallowed) or bool(decoy)
+    delegated = bool(ref_ops) or nothing_own or bool(unallowed) or bool(decoy) or bool(library)
     if ref_ops:
         msg = (f"shape {shape}: the kernel calls {', '.join(ref_ops)}, the torch op it replaces; write the "
                "computation as a kernel")
     elif nothing_own:
         msg = (f"shape {shape}: {bare} of {len(own_calls)} calls ran none of the kernel file's own GPU "
                "kernels; the work was done by torch")
+    elif library:
+        msg = (f"shape {shape}: the kernel's process looked up {', '.join(library[:4])} through ctypes: that "
+               "library's GPU code does the work, unseen by the observer; write it in the kernel or allow the "
+               f"library by name (--allow-op {launches.library_name(library[0])})")
     elif decoy:
         msg = decoy
     elif unallowed:
@@ -502,7 +512,7 @@ def delegation_at(problem, shape, observed, allowed):
         msg = (f"own kernels ran in all {len(own_calls)} observed calls: "
                f"{', '.join(sorted(own)) or 'its compiled extension'}")
     return {"checked": True, "delegated": delegated, "own_launches": sum(own.values()),
-            "reference_ops_called": ref_ops, "torch_ops": torch_ops, "message": msg,
+            "reference_ops_called": ref_ops, "torch_ops": torch_ops, "libraries": libs, "message": msg,
             "calls_observed": len(own_calls)}
 
 
