@@ -37,7 +37,8 @@ void add_kernel_options(CLI::App* sub, harness::TargetOptions& t) {
                   "How to read the kernel files (default: kgo.json's, else detected; see kgo init --help)");
   sub->add_option("--dim", t.dims, "Named problem dim NAME=VALUE for fmh66/KernelBench/SOL-ExecBench files (repeatable)");
   sub->add_option("--allow-op", t.allow_ops,
-                  "Aten op NAME (e.g. exp, aten::sum) the kernel may call without it counting as delegation (repeatable); "
+                  "Aten op NAME (e.g. exp, aten::sum) or vendor library (cublas, cudnn, ...) the kernel may call without it "
+                  "counting as delegation (repeatable); "
                   "recorded in the stamp, the accept commit, kgo report and kgo audit");
   sub->add_flag("--unconfined", t.unconfined,
                 "Judge the kernel even where this machine allows no cell (namespaces, Landlock) to confine it; "

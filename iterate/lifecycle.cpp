@@ -112,7 +112,7 @@ AcceptResult accept_iteration(const fs::path& ws, int n) {
                      "\ncorrectness: PASS, stamped by " + rec["correctness"]["stamp"].value("tool", "?") + "\n";
   if (!allowed.empty()) {
     body += "allowed ops: " + kgo::join(allowed, ", ") +
-            " (--allow-op: the verdict counted these aten ops as the kernel's own work, not delegation)\n";
+            " (--allow-op: the verdict counted these aten ops or libraries as the kernel's own work, not delegation)\n";
   }
   core::TxnCommit iteration{out.message + body, {}, {}};
   iteration.files.push_back({cfg.kernel_file, *kernel, false});
