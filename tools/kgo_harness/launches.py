@@ -1,7 +1,8 @@
 """What a kernel's call ran: Triton kernel launches (compiled and interpreted) and calls into kernels the file
 compiles itself (torch.utils.cpp_extension.load_inline/load, cupy RawKernel/RawModule, numba.cuda.jit), counted
-so the checker knows whether the kernel file's own kernels ran (installed once per worker, before any kernel
-module is imported; `watch_source` before each import), and the aten ops and GPU kernels torch's profiler saw
+by name and by launch shape so the checker knows whether the kernel file's own kernels ran and ran alike whether
+observed or timed (installed once per worker, before any kernel module is imported; `watch_source` before each
+import); the vendor library symbols looked up through ctypes (an audit hook); and the aten ops torch's profiler saw
 (profiled; Observer: the window every checked or timed call of the kernel runs in)."""
 import collections
 import functools
