@@ -193,13 +193,11 @@ def delegation(req, problem, shape, observed, samples):
     "Delegation"). The kernel's own timed samples are its word on its time, held against those batches by the
     judge's clock (wallclock.py); their own launches are counted (`samples`), and a sample call that ran none of the
     file's own kernels is delegation too."""
-    got = check.delegation_at(problem, list(shape), observed, set(req.get("allow_ops") or []))
     bare = int((samples or {}).get("without_own") or 0) if isinstance(samples, dict) else None
-    decoy = check.decoy_at(list(shape), observed, [samples]) if bare is not None else None
+    got = check.delegation_at(problem, list(shape), observed, set(req.get("allow_ops") or []),
+                              [samples] if bare is not None else [])
     if bare is None:
         got.update(delegated=True, message=f"shape {shape}: the timed samples' launches were not reported")
-    elif decoy and not got["delegated"]:
-        got.update(delegated=True, message=decoy)
     elif bare and problem.contract != "cuda" and not got["delegated"]:
         got.update(delegated=True, message=f"shape {shape}: {bare} of {samples.get('calls')} timed sample calls "
                                            "ran none of the kernel file's own kernels; the work was done by torch")

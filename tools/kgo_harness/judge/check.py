@@ -460,13 +460,12 @@ def delegation(problem, cases, allowed):
     return result
 
 
-def delegation_at(problem, shape, observed, allowed):
+def delegation_at(problem, shape, observed, allowed, tallies=()):
     """Delegation at one shape from observer reports (launches.Observer.report) of calls at that shape: the torch op
     the kernel replaces, aten compute ops outside `allowed` (a decomposition), a call that ran none of the file's
     own kernels, a vendor library's symbol looked up through ctypes (launches.VENDOR_SYMBOLS, unless `allowed` names
-    the library) or
-    timed calls that launched what no observed call did (decoy_at) is delegation; an observation that lost calls
-    is a FAIL too. Shared by check and bench."""
+    the library) or timed calls that launched what no observed call did (decoy_at; `tallies`: its more tallied
+    windows) is delegation; an observation that lost calls is a FAIL too. Shared by check and bench."""
     lost = [o for o in observed if not isinstance(o, dict)
             or (o.get("profiled", True) and (o.get("marks") or 0) < o.get("calls", 0) + o.get("replays", 0))]
     if lost or not observed:
@@ -491,7 +490,7 @@ def delegation_at(problem, shape, observed, allowed):
     # torch called back from its host code still shows as aten ops.
     bare = sum(n == 0 for n in own_calls)
     nothing_own = bare > 0 and problem.contract != "cuda"
-    decoy = decoy_at(shape, observed)
+    decoy = decoy_at(shape, observed, tallies)
     delegated = bool(ref_ops) or nothing_own or bool(unallowed) or bool(decoy) or bool(library)
     if ref_ops:
         msg = (f"shape {shape}: the kernel calls {', '.join(ref_ops)}, the torch op it replaces; write the "
