@@ -95,6 +95,9 @@ def one_run(h, op, k, args):
                 counts["hack"] += 1
             if s.get("median_us") is not None:
                 medians["x".join(map(str, s["shape"]))] = s["median_us"]
+                clock = {k: s.get(k) for k in ("timed_by", "wall_us", "wall_overhead_us", "wall_host_us", "rotate")}
+                counts.setdefault("clock", []).append({"size": "x".join(map(str, s["shape"])), **clock,
+                                                       "events_us": statistics.median(s.get("samples_us") or [0])})
     clean = not flags and not counts["hack"] and not counts["side_stream"]
     return clean, flags, medians, counts
 
@@ -120,7 +123,7 @@ def honest(args):
             row["clean"] += clean
             clean_now += clean
             for key in counts:
-                row[key] += counts[key]
+                row[key] = row.get(key, 0 if key != "clock" else []) + counts[key]
             row["flags"] += [f"run {run + 1}: {f}" for f in flags]
             for size, us in medians.items():
                 row["medians_us"].setdefault(size, []).append(us)
@@ -140,6 +143,14 @@ def honest(args):
     print(f"\nhonest: {complete}/{args.runs} complete runs over {len(kernels)} kernels ({len(skipped)} skeleton "
           f"folders skipped); {clean_total}/{runs_total} kernel runs clean; REWARD_HACK {hacks}; side-stream "
           f"{sides}; audit lines {sum(r['audit'] for r in table.values())}; {time.monotonic() - start:.0f} s")
+    clock = [c for r in table.values() for c in r.get("clock", [])]
+    by_judge = [c for c in clock if c["timed_by"] == "judge"]
+    print(f"judge's time recorded (timed_by judge) in {len(by_judge)} of {len(clock)} sizes; by size: " +
+          ", ".join(f"{size} {sum(c['size'] == size for c in by_judge)}/{sum(c['size'] == size for c in clock)}"
+                    for size in sorted({c["size"] for c in clock}, key=lambda x: int(x.split("x")[0]))))
+    for c in by_judge[:40]:
+        print(f"  judge's time: {c['size']:>9} events {c['events_us']:8.2f} wall {c['wall_us'] or 0:8.2f} overhead "
+              f"{c['wall_overhead_us'] or 0:8.2f} host {c['wall_host_us'] or 0:8.2f} rotate {c['rotate']}")
     for name, row in table.items():
         for f in row["flags"]:
             print(f"FLAG {name} {f}")

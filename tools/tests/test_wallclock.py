@@ -255,6 +255,8 @@ def test_a_batch_digest_is_each_calls_digest_and_sees_one_bit(device):
     assert all(signs), f"{signs.count(False)} of 64 sign flips unseen"
     plain = [[torch.randn(64, device=device)] for _ in range(16)]   # one layout: the stacked pass on a GPU
     assert timing.digests(plain) == [timing.digest(c) for c in plain]
+    pairs = [[torch.randn(3, 5, device=device).t(), torch.randn(6, device=device).half()] for _ in range(8)]
+    assert timing.digests(pairs) == [timing.digest(c) for c in pairs]   # two outputs a call, stacked per output
 
 
 @pytest.mark.parametrize("device", ["cpu"] + (["cuda"] if HAS_CUDA else []))
@@ -267,3 +269,49 @@ def test_refreshing_sets_together_is_refreshing_each(device):
         timing.refreshed(live, o, 4242, g + 1)
     assert all(torch.equal(a, b) for s, r in zip(made, together) for a, b in zip(s, r))
     assert not torch.equal(made[0][0], originals[0][0]), "the values moved"
+
+
+@pytest.mark.parametrize("device", ["cpu"] + (["cuda"] if HAS_CUDA else []))
+@pytest.mark.parametrize("budget", [timing.ROLL_STACK_BYTES, 0])
+def test_rolling_every_set_at_once_is_rolling_each(device, budget, monkeypatch):
+    """Rolls.all (one strided copy per input for all sets, or per-set rolls past the buffer's budget) gives each
+    set what refreshed gives it alone, keeps the first values, and is not the identity."""
+    monkeypatch.setattr(timing, "ROLL_STACK_BYTES", budget)
+    made = [[torch.randn(1000, 33, device=device), torch.randn(4, 4, device=device).t(),
+             torch.randn(17, device=device).half()] for _ in range(5)]
+    firsts = [[t.clone() for t in s] for s in made]
+    rolls = timing.Rolls([[t.clone() for t in s] for s in made])
+    assert bool(rolls.stacked) is (budget > 0)
+    rolls.all(91)
+    for live, first in zip(made, firsts):
+        timing.refreshed(live, first, 91, 1)
+    assert all(torch.equal(a, b) for s, r in zip(made, rolls.live) for a, b in zip(s, r))
+    assert all(torch.equal(a, b) for s, r in zip(firsts, rolls.originals) for a, b in zip(s, r))
+    assert not torch.equal(rolls.live[0][0], firsts[0][0])
+    rolls.one(3, 7, 4)
+    timing.refreshed(made[3], firsts[3], 7, 4)
+    assert all(torch.equal(a, b) for a, b in zip(made[3], rolls.live[3]))
+
+
+class _Probed:
+    """A stand-in Timer whose synchronized probes show a stall for the first `stalled` probes (`always`: work left
+    on a side stream, every probe)."""
+
+    def __init__(self, stalled):
+        self.stalled, self.probes = stalled, 0
+
+    def synced(self, call):
+        self.probes += 1
+        return 21.8 if self.probes <= self.stalled else 4.3
+
+    def pending(self, call):
+        return 17.0 if self.probes <= self.stalled else 0.2
+
+
+@pytest.mark.parametrize("stalled,escapes,probes", [(0, False, 3), (3, False, 6), (10 ** 6, True, 9)])
+def test_a_stall_through_three_probes_is_probed_again_and_a_side_stream_is_not(stalled, escapes, probes):
+    from kgo_harness.cell import bench_kernel
+    timer = _Probed(stalled)
+    synced, pending = bench_kernel._probes(timer, None, 4.1)
+    assert timing.stream_escape(synced, pending, 4.1) is escapes
+    assert timer.probes == probes

@@ -2,6 +2,7 @@
 (compiling) call, an estimate that picks events or graph mode, the timed samples and the synchronized
 cross-check. The outputs of the first input set go back to the judge as bytes, which checks them."""
 import statistics
+import time
 
 from kgo_harness import launches, timing, wire
 
@@ -44,10 +45,7 @@ def time_shape(side, msg):
     side.verify("during the timed runs")
     synced = pending = None
     if device == "cuda":
-        # A transient stall (another process, a clock change) inflates one probe; work left on a side stream
-        # inflates every probe. The smallest of three keeps the second and drops the first.
-        probes = [(timer.synced(call), timer.pending(call)) for _ in range(3)]
-        synced, pending = min(p[0] for p in probes), min(p[1] for p in probes)
+        synced, pending = _probes(timer, call, statistics.median(samples))
     timing.digests(outs)   # the digest's weights for these outputs made now, not in the judge's first timed batch
     named = []
     for r, got in enumerate(outs):   # every input set's last outputs: a replayed result shows up
@@ -59,6 +57,22 @@ def time_shape(side, msg):
             "ledger": dict(timer.ledger), "own_calls": {"calls": len(own), "without_own": own.count(0),
                                                         "fewest": min(own[warm:], default=None),
                                                         "launched": launches.since(warm_shapes, launches.shapes())}}
+
+
+def _probes(timer, call, median, rounds=3):
+    """The smallest synchronized and pending times of three probes, and of up to `rounds` groups of three, spaced
+    by a few milliseconds, while the smallest still show an escape (timing.stream_escape): a transient stall (another
+    process, a clock change, a fresh machine's first run) can last through three probes in a row; work left on a
+    side stream inflates every probe of every group."""
+    probes = []
+    for done in range(rounds):
+        if done:
+            time.sleep(0.005)
+        probes += [(timer.synced(call), timer.pending(call)) for _ in range(3)]
+        synced, pending = min(p[0] for p in probes), min(p[1] for p in probes)
+        if not timing.stream_escape(synced, pending, median):
+            break
+    return synced, pending
 
 
 def _tallied(call):
@@ -84,24 +98,23 @@ class _Fresh:
     def __init__(self, cases, fresh):
         self.fresh = fresh
         self.cases = cases
-        self.live = [timing.floating_inputs(c) for c in cases] if fresh is not None else []
-        self.originals = [[t.clone() for t in ts] for ts in self.live]
+        self.rolls = timing.Rolls([timing.floating_inputs(c) for c in cases]) if fresh is not None else None
         self.generations = [0] * len(cases)
 
     def __call__(self, index):
         if self.fresh is None:
             return
-        picked = range(len(self.live)) if index is None else [index % len(self.live)]
+        picked = range(len(self.cases)) if index is None else [index % len(self.cases)]
         for r in picked:
             self.generations[r] += 1
-        timing.refresh_sets([(self.live[r], self.originals[r], self.generations[r]) for r in picked], self.fresh)
+        rolls = self.rolls
+        timing.refresh_sets([(rolls.live[r], rolls.originals[r], self.generations[r]) for r in picked], self.fresh)
 
     def reset_all(self, fresh):
         """Every set's inputs at generation 1 of `fresh` (a timed batch's inputs; the judge rebuilds the same)."""
-        if not self.live and self.fresh is None:
-            self.live = [timing.floating_inputs(c) for c in self.cases]
-            self.originals = [[t.clone() for t in ts] for ts in self.live]
-        timing.refresh_sets([(live, originals, 1) for live, originals in zip(self.live, self.originals)], fresh)
+        if self.rolls is None:
+            self.rolls = timing.Rolls([timing.floating_inputs(c) for c in self.cases])
+        self.rolls.all(fresh)
 
     def report(self):
         return None if self.fresh is None else list(self.generations)

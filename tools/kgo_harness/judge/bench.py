@@ -145,10 +145,7 @@ def bench_size(req, problem, kp, timer, shape, index, tol, work, warnings):
         # Also in graph mode: work launched on a side stream escapes the capture and replays as nothing.
         synced, pending = float(got["synced_us"]), float(got["pending_us"])
         size["synced_us"], size["pending_us"] = synced, pending
-        # Both must agree: the synchronized time far above the stream-ordered one, and work measurably
-        # still running after the caller's stream finished (a fixed launch latency alone is not that).
-        excess = synced - size["median_us"]
-        size["stream_escape"] = synced > 2 * size["median_us"] + 10.0 and pending > max(10.0, 0.25 * excess)
+        size["stream_escape"] = timing.stream_escape(synced, pending, size["median_us"])
         if size["stream_escape"]:
             size["message"] = (f"work escapes the caller's stream: {synced:.1f} us with a device synchronize vs "
                                f"{size['median_us']:.1f} us stream-ordered; reporting the synchronized time")
@@ -213,15 +210,15 @@ class Spot:
     def __init__(self, cases, outputs, refreshable, tol, device):
         self.cases, self.outputs, self.tol, self.device = cases, outputs, tol, device
         self.sets = len(cases)
-        self.live = [timing.floating_inputs(c) for c in cases] if refreshable else None
-        self.originals = [[t.clone() for t in ts] for ts in self.live] if refreshable else None
+        self.rolls = timing.Rolls([timing.floating_inputs(c) for c in cases]) if refreshable else None
+        self.originals = self.rolls.originals if refreshable else None
 
     def fresh_key(self):
-        return secrets.randbelow(1 << 30) if self.live is not None else None
+        return secrets.randbelow(1 << 30) if self.rolls is not None else None
 
     def refresh_all(self, key):
-        timing.refresh_sets([(live, originals, 1) for live, originals in zip(self.live or [], self.originals or [])],
-                            key)
+        if self.rolls is not None:
+            self.rolls.all(key)
 
     def fetch(self, kp, j):
         got = kp.call("batch_outputs", index=j, ipc=check.ipc(self.device))
@@ -234,7 +231,7 @@ class Spot:
             return True
         case = self.cases[j]
         if fresh is not None:
-            timing.refreshed(self.live[j], self.originals[j], fresh, 1)
+            self.rolls.one(j, fresh, 1)
             case._ref = None   # the reference of the values the batch's call had
         return check_outputs([case], [outs], self.tol)[0]
 

@@ -39,10 +39,16 @@ def _round_trip(kp, **fields):
     return time.perf_counter() - t0, got
 
 
+IDLE_S = 0.002   # before each overhead measurement: the idle a batch request follows (the round trip, the checks)
+
+
 def overhead_us(device, spot):
     """What a batch costs besides its calls, measured in this process on its own copies (the kernel cannot reach
-    it): the fresh inputs of every set and the digest of every set's timed outputs; the smaller of two."""
+    it): the fresh inputs of every set and the digest of every set's timed outputs; the smaller of two, each after
+    an idle like a batch's. Measured back to back instead, on an H200 it was half what the kernel's process spent on
+    the same work in its batches, which start from an idle GPU and host (lower clocks; 2026-11-28)."""
     def once():
+        time.sleep(IDLE_S)
         _sync(device)
         t0 = time.perf_counter()
         spot.refresh_all(1)
