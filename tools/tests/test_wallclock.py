@@ -139,7 +139,9 @@ class _Batches:
 
     def call(self, op, **msg):
         if op == "batch_outputs":
-            return {"outputs": self.outs[msg["index"]]}
+            return {"kept": msg["index"]}
+        if op == "kept_outputs":
+            return {"outputs": self.outs[msg["slot"]]}
         if op == "observed":
             return {"observed": None}
         if msg.get("empty"):
@@ -158,8 +160,11 @@ class _Spot:
     def refresh_all(self, key):
         pass
 
-    def fetch(self, kp, j):
-        return kp.call("batch_outputs", index=j)["outputs"]
+    def keep(self, kp, j):
+        return kp.call("batch_outputs", index=j, keep=True)["kept"]
+
+    def fetch(self, kp, slot, last=False):
+        return kp.call("kept_outputs", slot=slot)["outputs"]
 
     def check(self, j, outs, fresh):
         return True
@@ -223,10 +228,29 @@ def test_outputs_that_differ_from_the_committed_digest_are_caught(monkeypatch):
     monkeypatch.setattr(wallclock, "_sync", lambda device: None)
     kp = _Batches(100.0, 10.0)
     spot = _Spot(kp)
-    spot.fetch = lambda kp_, j: [kp.outs[j][0] + 1]   # the outputs handed over are not the batch's
+    spot.fetch = lambda kp_, j, last=False: [kp.outs[j][0] + 1]   # the outputs handed over are not the batch's
     size = {"median_us": 100.0}
     wallclock.wall_check(kp, size, "cpu", spot)
     assert "after the judge's clock stopped" in size["reward_hack"]
+
+
+def test_checked_outputs_are_fetched_after_the_last_batch(monkeypatch):
+    """The judge keeps the picked calls' outputs in the kernel's process and fetches them only after its last timed
+    batch: no work of its own on the GPU between two batches (the next would wait for the GPU to switch back)."""
+    monkeypatch.setattr(wallclock, "_sync", lambda device: None)
+    kp = _Batches(100.0, 10.0)
+    ops, call = [], kp.call
+
+    def logged(op, **msg):
+        ops.append("timed" if op == "batch" and msg.get("sync") and not msg.get("empty") else op)
+        return call(op, **msg)
+    kp.call = logged
+    size = {"median_us": 100.0}
+    wallclock.wall_check(kp, size, "cpu", _Spot(kp))
+    assert "reward_hack" not in size and size["wall_checked_calls"] == ops.count("kept_outputs")
+    assert ops.count("timed") >= wallclock.MIN_BATCHES and ops.count("batch_outputs") == ops.count("kept_outputs")
+    last_timed = max(i for i, op in enumerate(ops) if op == "timed")
+    assert all(i > last_timed for i, op in enumerate(ops) if op == "kept_outputs"), ops
 
 
 @pytest.mark.parametrize("device", ["cpu"] + (["cuda"] if HAS_CUDA else []))

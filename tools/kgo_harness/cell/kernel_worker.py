@@ -32,6 +32,7 @@ class KernelSide:
         self.narrowed = False
         self.memory_limit_mb = self.memory_device = None
         self.window = None   # the timed batches' observer window (batch, observed)
+        self.stash = []      # copies of the checked calls' outputs of a size's batches (batch_outputs, keep)
 
     def verify(self, when):
         from kgo_harness.cell import guard
@@ -232,7 +233,8 @@ class KernelSide:
 
     def _batch_window(self):
         from kgo_harness import launches
-        if self.window is None:
+        if self.window is None:   # a size's first batch: what an earlier size's batches kept is let go
+            self.stash = []
             # A tally of own launches per call, not the profiler: its cost on the batches' harness work (fresh
             # values, digests) would be the kernel's time by the judge's clock (PROTOCOL.md "Delegation").
             self.window = launches.Observer(profiled=False).__enter__()
@@ -253,13 +255,28 @@ class KernelSide:
         return {"observed": self._observed(ob) if ob is not None else None}
 
     def batch_outputs(self, msg):
-        """The outputs of call `index` of the last batch (the judge picks it after the batch's reply)."""
+        """The outputs of call `index` of the last batch (the judge picks it after the batch's reply); with `keep`,
+        a copy of them kept here for `kept_outputs` instead (the slot in the reply): the judge fetches and checks
+        them after its last batch, so no work of its own on the GPU comes between two batches."""
         from kgo_harness import wire
         wire.release()
         self.verify("during the timed batches")
         got = self.held[int(msg["index"])] if self.held is not None else None
         got = list(got) if isinstance(got, (list, tuple)) else ([got] if got is not None else [])
+        if msg.get("keep"):
+            self.stash.append([t.clone() if isinstance(t, self.torch.Tensor) else t for t in got])
+            return {"kept": len(self.stash) - 1}
         return {"outputs": wire.send(self.folder, [(f"out{i}", t) for i, t in enumerate(got)], bool(msg.get("ipc")))}
+
+    def kept_outputs(self, msg):
+        """The outputs kept in `slot` by `batch_outputs`; `last`: the judge's last fetch, every copy let go after."""
+        from kgo_harness import wire
+        wire.release()
+        got = self.stash[int(msg["slot"])]
+        out = {"outputs": wire.send(self.folder, [(f"out{i}", t) for i, t in enumerate(got)], bool(msg.get("ipc")))}
+        if msg.get("last"):
+            self.stash = []
+        return out
 
     def run_once(self, msg):
         with production_settings(self.torch):
@@ -522,7 +539,7 @@ def main(fd_in, fd_out, folder, device, namespaces=None):
         op = msg.get("op")
         traced["on"] = bool(msg.get("trace_memory"))
         try:
-            if op not in ("batch", "batch_outputs", "observed"):
+            if op not in ("batch", "batch_outputs", "kept_outputs", "observed"):
                 side.close_window()
             emit({"ok": getattr(side, op)(msg)})
         except Hack as h:

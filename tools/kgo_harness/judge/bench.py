@@ -220,8 +220,12 @@ class Spot:
         if self.rolls is not None:
             self.rolls.all(key)
 
-    def fetch(self, kp, j):
-        got = kp.call("batch_outputs", index=j, ipc=check.ipc(self.device))
+    def keep(self, kp, j):
+        """Has the kernel's process keep a copy of call j's outputs of its last batch; returns the copy's slot."""
+        return kp.call("batch_outputs", index=j, keep=True)["kept"]
+
+    def fetch(self, kp, slot, last=False):
+        got = kp.call("kept_outputs", slot=slot, last=last, ipc=check.ipc(self.device))
         return check.outputs_of(kp, got["outputs"], self.device)
 
     def check(self, j, outs, fresh):
