@@ -152,5 +152,26 @@ def kernel(name):
     return str(KERNELS / name)
 
 
+def vendor_stub(folder):
+    """Builds into `folder` libcublas.so.99, a stand-in for cuBLAS whose cublasSaxpy_v2(n, a, x, y, out) writes
+    x + a y on the CPU, and libkgoadd.so, whose kgo_add calls it (linked to it, found beside it); skips without a C
+    compiler."""
+    cc = shutil.which("cc") or shutil.which("gcc")
+    if not cc:
+        pytest.skip("no C compiler to build the stand-in vendor library")
+    folder = pathlib.Path(folder)
+    proto = "void cublasSaxpy_v2(long n, float a, const float *x, const float *y, float *o)"
+    (folder / "stub.c").write_text(proto + " { for (long i = 0; i < n; i++) o[i] = x[i] + a * y[i]; }\n")
+    (folder / "add.c").write_text(proto + ";\nvoid kgo_add(long n, float a, const float *x, const float *y, "
+                                  "float *o) { cublasSaxpy_v2(n, a, x, y, o); }\n")
+    subprocess.run([cc, "-shared", "-fPIC", "-Wl,-soname,libcublas.so.99", "-o", str(folder / "libcublas.so.99"),
+                    str(folder / "stub.c")], check=True)
+    subprocess.run([cc, "-shared", "-fPIC", "-o", str(folder / "libkgoadd.so"), str(folder / "add.c"),
+                    str(folder / "libcublas.so.99"), "-Wl,-rpath,$ORIGIN"], check=True)
+    for source in ("stub.c", "add.c"):
+        (folder / source).unlink()
+    return folder
+
+
 # Small shapes keep the CPU interpreter fast; the edge shapes (1, 17, 4097) are added by the harness.
 SMALL = [[8, 256]]

@@ -12,7 +12,7 @@ import threading
 
 import pytest
 
-from conftest import KERNELS, ROOT, SMALL, Serve, run_cli
+from conftest import KERNELS, ROOT, SMALL, Serve, run_cli, vendor_stub
 
 CELL = KERNELS / "cell"
 OFF = {"KGO_CELL": "off"}
@@ -207,6 +207,32 @@ def test_a_warm_kernel_process_serves_its_identity_request_after_request(harness
     Landlock layer is applied once (Landlock stacks at most 16 layers: the 16th request used to fail)."""
     req = dict(request(ROOT / "templates" / "ops" / "add" / "v1_baseline.py"), op="add")
     for i in range(18):
+        res = harness(**req)
+        assert res["verdict"] == "PASS", (i, res["message"])
+        assert i == 0 or res["kernel_process"]["warm"] is True
+
+
+LOADS_AN_OBJECT = """import ctypes, os
+import torch
+_lib = ctypes.CDLL(os.path.join(os.path.dirname(os.path.abspath(__file__)), "libkgoadd.so"))
+
+
+def triton_add(x, y, alpha=1.0):
+    xc, yc = x.contiguous(), y.contiguous()
+    out = torch.empty_like(xc)
+    _lib.kgo_add(ctypes.c_long(xc.numel()), ctypes.c_float(alpha), ctypes.c_void_p(xc.data_ptr()),
+                 ctypes.c_void_p(yc.data_ptr()), ctypes.c_void_p(out.data_ptr()))
+    return out
+"""
+
+
+def test_a_shared_object_the_kernel_loaded_is_not_rewritten_under_it(harness, tmp_path):
+    """A kernel that calls a shared object beside it (ctypes), checked twice by one warm harness: its copies in the
+    cell are not written again while its kernel process has them mapped (every second request died from SIGSEGV)."""
+    vendor_stub(tmp_path)
+    (tmp_path / "kernel.py").write_text(LOADS_AN_OBJECT)
+    req = dict(request(tmp_path / "kernel.py"), op="add", delegation=False)
+    for i in range(3):
         res = harness(**req)
         assert res["verdict"] == "PASS", (i, res["message"])
         assert i == 0 or res["kernel_process"]["warm"] is True

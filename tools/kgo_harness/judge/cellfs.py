@@ -4,6 +4,7 @@ writable place: the tensors it hands back, its temporary files, its home). Compi
 sources (remote.compile_key: the kernel's, the reference's and its imports' bytes, not the workspace) under
 `<cache>/cells/<key>/`, which only a cell of those sources may write, so no kernel can plant a compiled object for
 another. Standard library only."""
+import filecmp
 import os
 import pathlib
 import shutil
@@ -83,19 +84,26 @@ def copy_in(folder, kernel, extra=()):
             size = src.stat().st_size
             if src != kernel and (size > MAX_FILE_BYTES or count >= MAX_FILES or total + size > MAX_BYTES):
                 continue
-            target = inside_path(folder, kernel, src)
-            target.parent.mkdir(parents=True, exist_ok=True)
-            shutil.copyfile(src, target)
-            os.chmod(target, 0o644)
+            _place(src, inside_path(folder, kernel, src))
             count, total = count + 1, total + size
     for path in extra:
         src = pathlib.Path(path).resolve()
         if src.is_file() and top not in src.parents:
-            target = inside_path(folder, kernel, src)
-            target.parent.mkdir(parents=True, exist_ok=True)
-            shutil.copyfile(src, target)
-            os.chmod(target, 0o644)
+            _place(src, inside_path(folder, kernel, src))
     return dest / kernel.name
+
+
+def _place(src, target):
+    """`src` copied to `target`, read-only, unless an identical copy is there. A changed file is a new file renamed
+    over the old, never rewritten in place: a cell serves its identity request after request, and rewriting a shared
+    object that its kernel had loaded crashed the kernel's next call (SIGSEGV, every second request)."""
+    target.parent.mkdir(parents=True, exist_ok=True)
+    if target.is_file() and filecmp.cmp(src, target, shallow=False):
+        return
+    fresh = target.with_name(f".{target.name}.kgo-new")
+    shutil.copyfile(src, fresh)
+    os.chmod(fresh, 0o644)
+    os.replace(fresh, target)
 
 
 def inside_path(folder, kernel, path):
