@@ -2,23 +2,28 @@
 compiles itself (torch.utils.cpp_extension.load_inline/load, cupy RawKernel/RawModule, numba.cuda.jit), counted
 by name and by launch shape so the checker knows whether the kernel file's own kernels ran and ran alike whether
 observed or timed (installed once per worker, before any kernel module is imported; `watch_source` before each
-import); the vendor library symbols looked up through ctypes (an audit hook); and the aten ops torch's profiler saw
-(profiled; Observer: the window every checked or timed call of the kernel runs in)."""
+import); the vendor library symbols looked up through ctypes (an audit hook) or called by shared objects loaded
+since (linked); and the aten ops torch's profiler saw (profiled; Observer: the window every checked or timed call
+of the kernel runs in)."""
 import collections
 import functools
 import re
 import sys
 
+from kgo_harness import linked
+
 _counts = collections.Counter()
 _shapes = collections.Counter()   # each launch's name with its grid or argument shapes ("launch shape", below)
 _installed = False
+_linked = None   # the shared objects mapped since install (linked.Linked)
 
 
 def install():
-    global _installed
+    global _installed, _linked
     if _installed:
         return
     sys.addaudithook(_audit)
+    _linked = linked.Linked(_package_dirs("torch", "triton", "nvidia"))
     try:
         import triton.runtime.jit as jit
     except Exception:
@@ -193,8 +198,26 @@ def _audit(event, args):
 
 
 def libraries():
-    """The vendor symbols this process has looked up through ctypes (VENDOR_SYMBOLS) with their lookup counts."""
-    return dict(_library)
+    """The vendor symbols this process has looked up through ctypes (VENDOR_SYMBOLS) with their lookup counts, and
+    those that shared objects loaded since `install` call (linked.Linked: a compiled extension or solve() linking a
+    vendor library), with the number of such objects."""
+    found = dict(_library)
+    for symbol, objects in (_linked.vendor_symbols() if _linked is not None else {}).items():
+        found[symbol] = found.get(symbol, 0) + objects
+    return found
+
+
+def _package_dirs(*names):
+    """The folders of these installed packages (a namespace package's every folder), where they exist."""
+    import importlib.util
+    dirs = []
+    for name in names:
+        try:
+            spec = importlib.util.find_spec(name)
+        except (ImportError, ValueError):
+            continue
+        dirs += list(spec.submodule_search_locations or []) if spec else []
+    return dirs
 
 
 def library_name(symbol):

@@ -2,10 +2,11 @@
 Runs on the CPU (Triton interpreter) and, where a GPU is present, on the GPU too."""
 # ctest-cost: 12
 import pathlib
+import shutil
 
 import pytest
 
-from conftest import DEVICES, HAS_CUDA, KERNELS, ROOT, SMALL, kernel, run_cli
+from conftest import DEVICES, HAS_CUDA, KERNELS, ROOT, SMALL, kernel, run_cli, vendor_stub
 
 
 def check(harness, name, op, device, **extra):
@@ -162,6 +163,21 @@ def test_a_vendor_library_reached_through_ctypes_is_delegation(harness):
     assert res["verdict"] == "FAIL" and res["culprit"] == "delegation", res["message"]
     assert "cublasSgemm_v2" in res["delegation"]["message"] and "--allow-op cublas" in res["delegation"]["message"]
     allowed = check(harness, "hack_cublas_ctypes.py", "matmul", "cuda", shapes=[[256, 256, 256]], allow_ops=["cublas"])
+    assert allowed["verdict"] == "PASS", allowed["message"]
+
+
+def test_a_vendor_library_linked_by_an_object_it_loads_is_delegation(harness, tmp_path):
+    """The work done by a compiled object of the kernel's own that links a vendor library (a stand-in for cuBLAS,
+    built here), beside a launch of its own kernel: no aten op, no vendor name looked up through ctypes, right
+    answers; the object's undefined symbols name the library (linked.Linked). Without that reading it PASSes."""
+    vendor_stub(tmp_path)
+    shutil.copy(kernel("hack_linked_vendor.py"), tmp_path)
+    req = dict(kernel=str(tmp_path / "hack_linked_vendor.py"), op="add", device="cpu", trials=2, shapes=SMALL)
+    res = harness(**req)
+    assert all(c["status"] in ("PASS", "SKIPPED") for c in res["cases"]), res["cases"]   # the library is right...
+    assert res["verdict"] == "FAIL" and res["culprit"] == "delegation", res["message"]
+    assert "cublasSaxpy_v2" in res["delegation"]["message"] and "--allow-op cublas" in res["delegation"]["message"]
+    allowed = harness(**req, allow_ops=["cublas"])
     assert allowed["verdict"] == "PASS", allowed["message"]
 
 

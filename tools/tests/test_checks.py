@@ -13,7 +13,7 @@ import pytest
 import torch
 from torch.autograd import DeviceType
 
-from conftest import SMALL, TEMPLATES, validate
+from conftest import SMALL, TEMPLATES, validate, vendor_stub
 from kgo_harness import launches
 from kgo_harness.judge import check, checks
 from kgo_harness.judge.check import finish
@@ -267,3 +267,19 @@ def test_a_vendor_symbol_looked_up_through_ctypes_is_delegation():
     assert "--allow-op cublas" in verdict["message"]
     allowed = check.delegation_at(SimpleNamespace(op=None, contract="cuda"), [8], [got], {"cublas", "dlsym"})
     assert allowed["delegated"] is False, allowed
+
+
+def test_a_loaded_object_that_calls_a_vendor_library_is_named_by_its_symbols(tmp_path):
+    """linked.Linked reads the objects mapped since it began (again whenever the loader has loaded more): one that
+    calls a vendor symbol (the stand-in cuBLAS's cublasSaxpy_v2) names it; the vendor library's own file, and objects
+    under a trusted folder, are not read."""
+    import ctypes
+    from kgo_harness import linked
+    vendor_stub(tmp_path)
+    seen, trusted = linked.Linked(), linked.Linked([str(tmp_path)])
+    assert seen.vendor_symbols() == {}   # read now, and again once the loader has loaded another object
+    ctypes.CDLL(str(tmp_path / "libkgoadd.so"))
+    assert seen.vendor_symbols() == {"cublasSaxpy_v2": 1}
+    assert trusted.vendor_symbols() == {}
+    assert "cublasSaxpy_v2" in linked.undefined_symbols(str(tmp_path / "libkgoadd.so"))
+    assert linked.undefined_symbols(str(tmp_path / "libcublas.so.99")).isdisjoint({"cublasSaxpy_v2"})

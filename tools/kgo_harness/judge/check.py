@@ -499,9 +499,10 @@ def delegation_at(problem, shape, observed, allowed, tallies=()):
         msg = (f"shape {shape}: {bare} of {len(own_calls)} calls ran none of the kernel file's own GPU "
                "kernels; the work was done by torch")
     elif library:
-        msg = (f"shape {shape}: the kernel's process looked up {', '.join(library[:4])} through ctypes: that "
-               "library's GPU code does the work, unseen by the observer; write it in the kernel or allow the "
-               f"library by name (--allow-op {launches.library_name(library[0])})")
+        msg = (f"shape {shape}: the kernel's process reached {', '.join(library[:4])} (looked up through ctypes, "
+               "or called by a shared object it loaded): that library's GPU code does the work, unseen by the "
+               f"observer; write it in the kernel or allow the library by name (--allow-op "
+               f"{launches.library_name(library[0])})")
     elif decoy:
         msg = decoy
     elif unallowed:

@@ -1,0 +1,122 @@
+"""The vendor math library symbols that shared objects loaded into this process after a point call: each object
+newly mapped executable (/proc/self/maps) has its ELF dynamic symbol table read for undefined symbols named like a
+vendor library's (a compiled extension or CUDA solve() linking cuBLAS calls cublasSgemm_v2 from it). The vendor
+libraries' own files and those of torch, Triton and NVIDIA's packages are not read: their cross-references are
+theirs, and what torch runs shows as its ops. Standard library only."""
+import ctypes
+import mmap
+import os
+import re
+import struct
+
+# Without libc's dlsym: the CUDA runtime that nvcc links into every object calls it to find the driver.
+VENDOR = re.compile(r"^(cublasLt|cublas|cudnn|cufft|cusparse|cusolver|curand|cutensor|nvblas)")
+_VENDOR_FILE = re.compile(r"^lib(cublas|cudnn|cufft|cusparse|cusolver|curand|cutensor|nvblas)")
+_SHT_DYNSYM, _SHN_UNDEF = 11, 0
+
+
+def mapped():
+    """{path: the /proc/self/map_files entry of one of its mappings} of the files mapped executable here."""
+    found = {}
+    try:
+        with open("/proc/self/maps") as f:
+            for line in f:
+                parts = line.split(None, 5)
+                if len(parts) == 6 and "x" in parts[1] and parts[5].startswith("/"):
+                    found.setdefault(parts[5].rstrip("\n"), f"/proc/self/map_files/{parts[0]}")
+    except OSError:
+        pass
+    return found
+
+
+def undefined_symbols(path):
+    """The undefined symbols of an ELF64 little-endian shared object's dynamic symbol table (empty for anything
+    else, a file without section headers included)."""
+    try:
+        with open(path, "rb") as f, mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ) as m:
+            return _undefined(m)
+    except (OSError, ValueError, struct.error):
+        return set()
+
+
+def _undefined(m):
+    if m[:4] != b"\x7fELF" or m[4] != 2 or m[5] != 1:
+        return set()
+    shoff, = struct.unpack_from("<Q", m, 0x28)
+    shentsize, shnum = struct.unpack_from("<HH", m, 0x3A)
+    sections = [struct.unpack_from("<IIQQQQIIQQ", m, shoff + i * shentsize) for i in range(shnum)]
+    names = set()
+    for _, kind, _, _, offset, size, link, _, _, entsize in sections:
+        if kind != _SHT_DYNSYM or not entsize or link >= len(sections):
+            continue
+        strings = sections[link][4]
+        for at in range(offset + entsize, offset + size, entsize):   # entry 0 is the null symbol
+            name, _, _, shndx = struct.unpack_from("<IBBH", m, at)
+            if shndx == _SHN_UNDEF and name:
+                end = m.find(b"\0", strings + name)
+                names.add(m[strings + name:end].decode("ascii", "replace"))
+    return names
+
+
+class _PhdrInfo(ctypes.Structure):   # the head of glibc's struct dl_phdr_info (64-bit)
+    _fields_ = [("addr", ctypes.c_uint64), ("name", ctypes.c_char_p), ("phdr", ctypes.c_void_p),
+                ("phnum", ctypes.c_uint16), ("adds", ctypes.c_ulonglong), ("subs", ctypes.c_ulonglong)]
+
+
+def loads_counter():
+    """A function giving how many objects the dynamic loader has loaded so far (dl_iterate_phdr's dlpi_adds, read
+    from its first object only: microseconds, where reading /proc/self/maps takes about a millisecond), or None."""
+    try:
+        iterate = ctypes.CDLL(None).dl_iterate_phdr
+    except (OSError, AttributeError):
+        return None
+    seen = [None]
+
+    @ctypes.CFUNCTYPE(ctypes.c_int, ctypes.POINTER(_PhdrInfo), ctypes.c_size_t, ctypes.c_void_p)
+    def first(info, size, data):
+        seen[0] = info.contents.adds
+        return 1   # stops the iteration
+
+    def count():
+        iterate(first, None)
+        return seen[0]
+    count.callback = first   # kept alive with the function
+    return count
+
+
+class Linked:
+    """Objects mapped after this point (construction: before the kernel is imported) and the vendor symbols they
+    call; each object is read once. `trusted`: folders whose objects are not read (torch's, Triton's, NVIDIA's)."""
+
+    def __init__(self, trusted=()):
+        self.before = set(mapped())
+        self.trusted = tuple(os.path.join(os.path.realpath(t), "") for t in trusted if t)
+        self.read = {}   # path -> the vendor symbols it calls
+        self.loads = loads_counter()
+        self.last = None   # (the loader's count of loads, the symbols found then)
+
+    def vendor_symbols(self):
+        """{vendor symbol: how many objects loaded since construction call it}; the mappings are read again only
+        after the dynamic loader has loaded another object."""
+        adds = self.loads() if self.loads is not None else None
+        if adds is not None and self.last is not None and self.last[0] == adds:
+            return dict(self.last[1])
+        counts = self._scan()
+        self.last = (adds, counts)
+        return dict(counts)
+
+    def _scan(self):
+        counts = {}
+        for path, entry in mapped().items():
+            if path in self.before or _VENDOR_FILE.match(os.path.basename(path)):
+                continue
+            if path not in self.read:
+                real = os.path.realpath(path)
+                if self.trusted and real.startswith(self.trusted):
+                    self.read[path] = set()
+                else:   # a deleted file is read through its mapping
+                    self.read[path] = {s for s in undefined_symbols(path if os.path.exists(path) else entry)
+                                       if VENDOR.match(s)}
+            for symbol in self.read[path]:
+                counts[symbol] = counts.get(symbol, 0) + 1
+        return counts
