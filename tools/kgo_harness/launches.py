@@ -23,7 +23,7 @@ def install():
     if _installed:
         return
     sys.addaudithook(_audit)
-    _linked = linked.Linked(_package_dirs("torch", "triton", "nvidia"))
+    _linked = linked.Linked(linked.installed() + _package_dirs("torch", "triton", "nvidia", "cupy", "numba"))
     try:
         import triton.runtime.jit as jit
     except Exception:

@@ -1,8 +1,9 @@
 """The vendor math library symbols that shared objects loaded into this process after a point call: each object
 newly mapped executable (/proc/self/maps) has its ELF dynamic symbol table read for undefined symbols named like a
-vendor library's (a compiled extension or CUDA solve() linking cuBLAS calls cublasSgemm_v2 from it). The vendor
-libraries' own files and those of torch, Triton and NVIDIA's packages are not read: their cross-references are
-theirs, and what torch runs shows as its ops. Standard library only."""
+vendor library's (a compiled extension or CUDA solve() linking cuBLAS calls cublasSgemm_v2 from it). Installed
+software is not read (the interpreter's prefixes and package folders, the system's library folders, the vendor
+libraries' own files): a kernel cannot write there, and what it reaches there is its ops or its bindings' (torch's
+ops show as aten ops; cupy's own cuBLAS bindings are left open). Standard library only."""
 import ctypes
 import mmap
 import os
@@ -13,6 +14,20 @@ import struct
 VENDOR = re.compile(r"^(cublasLt|cublas|cudnn|cufft|cusparse|cusolver|curand|cutensor|nvblas)")
 _VENDOR_FILE = re.compile(r"^lib(cublas|cudnn|cufft|cusparse|cusolver|curand|cutensor|nvblas)")
 _SHT_DYNSYM, _SHN_UNDEF = 11, 0
+
+
+def installed():
+    """The folders of installed software: the interpreter's prefixes and package folders, the system's."""
+    import site
+    import sys
+    import sysconfig
+    dirs = {sys.prefix, sys.base_prefix, sys.exec_prefix, "/usr", "/lib", "/lib64", "/opt"}
+    dirs |= {sysconfig.get_paths().get(k) for k in ("stdlib", "platstdlib", "purelib", "platlib")}
+    try:
+        dirs |= set(site.getsitepackages()) | {site.getusersitepackages()}
+    except AttributeError:   # a virtual environment's older site module
+        pass
+    return sorted(d for d in dirs if d)
 
 
 def mapped():
@@ -86,7 +101,7 @@ def loads_counter():
 
 class Linked:
     """Objects mapped after this point (construction: before the kernel is imported) and the vendor symbols they
-    call; each object is read once. `trusted`: folders whose objects are not read (torch's, Triton's, NVIDIA's)."""
+    call; each object is read once. `trusted`: folders whose objects are not read (installed software)."""
 
     def __init__(self, trusted=()):
         self.before = set(mapped())
