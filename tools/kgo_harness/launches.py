@@ -2,8 +2,8 @@
 compiles itself (torch.utils.cpp_extension.load_inline/load, cupy RawKernel/RawModule, numba.cuda.jit), counted
 by name and by launch shape so the checker knows whether the kernel file's own kernels ran and ran alike whether
 observed or timed (installed once per worker, before any kernel module is imported; `watch_source` before each
-import); the vendor library symbols looked up through ctypes (an audit hook) or called by shared objects loaded
-since (linked); and the aten ops torch's profiler saw (profiled; Observer: the window every checked or timed call
+import); the vendor library symbols looked up through ctypes (an audit hook) or cffi, or called by shared objects
+loaded since (linked); and the aten ops torch's profiler saw (profiled; Observer: the window every checked or timed call
 of the kernel runs in)."""
 import collections
 import functools
@@ -23,6 +23,7 @@ def install():
     if _installed:
         return
     sys.addaudithook(_audit)
+    _hook_cffi()
     _linked = linked.Linked(linked.installed() + _package_dirs("torch", "triton", "nvidia", "cupy", "numba"))
     try:
         import triton.runtime.jit as jit
@@ -192,9 +193,46 @@ def _audit(event, args):
     loaded library, by name or by handle) is recorded when it is a vendor library's (VENDOR_SYMBOLS). CPython raises
     no event per foreign call, so a lookup, however early, is what shows a library in use."""
     if event in ("ctypes.dlsym", "ctypes.dlsym/handle"):
-        name = args[1] if len(args) > 1 else None
-        if isinstance(name, str) and VENDOR_SYMBOLS.match(name):
-            _library[name] += 1
+        _looked_up(args[1] if len(args) > 1 else None)
+
+
+def _looked_up(name):
+    if isinstance(name, str) and VENDOR_SYMBOLS.match(name):
+        _library[name] += 1
+
+
+def _hook_cffi():
+    """cffi's ABI mode (ffi.dlopen) finds a library's functions and variables by name in its C backend, unseen by
+    the audit hook: the backend's libraries are wrapped so that each name looked up is recorded as ctypes' are."""
+    try:
+        import _cffi_backend as backend
+    except ImportError:
+        return
+    load = backend.load_library
+
+    def load_library(*args, **kwargs):
+        return _CffiLibrary(load(*args, **kwargs))
+    backend.load_library = load_library
+
+
+class _CffiLibrary:
+    def __init__(self, lib):
+        self._lib = lib
+
+    def load_function(self, btype, name):
+        _looked_up(name)
+        return self._lib.load_function(btype, name)
+
+    def read_variable(self, btype, name):
+        _looked_up(name)
+        return self._lib.read_variable(btype, name)
+
+    def write_variable(self, btype, name, value):
+        _looked_up(name)
+        return self._lib.write_variable(btype, name, value)
+
+    def __getattr__(self, attr):
+        return getattr(self._lib, attr)
 
 
 def libraries():

@@ -181,6 +181,20 @@ def test_a_vendor_library_linked_by_an_object_it_loads_is_delegation(harness, tm
     assert allowed["verdict"] == "PASS", allowed["message"]
 
 
+def test_a_vendor_library_reached_through_cffi_is_delegation(harness, tmp_path):
+    """The work done by a stand-in cuBLAS reached through cffi's ABI mode (ffi.dlopen), beside a launch of its own
+    kernel: the names looked up in cffi's backend name the library (launches._hook_cffi). Without the hook it
+    PASSes."""
+    pytest.importorskip("cffi")
+    vendor_stub(tmp_path)
+    shutil.copy(kernel("hack_cffi_vendor.py"), tmp_path)
+    req = dict(kernel=str(tmp_path / "hack_cffi_vendor.py"), op="add", device="cpu", trials=2, shapes=SMALL)
+    res = harness(**req)
+    assert all(c["status"] in ("PASS", "SKIPPED") for c in res["cases"]), res["cases"]
+    assert res["verdict"] == "FAIL" and res["culprit"] == "delegation", res["message"]
+    assert "cublasSaxpy_v2" in res["delegation"]["message"] and "--allow-op cublas" in res["delegation"]["message"]
+
+
 def test_an_observer_whose_call_ranges_were_emptied_is_tampering(harness):
     """The observer's call range replaced by one that closes at once (the work falls outside it) is a rebound
     profiler primitive: REWARD_HACK, not a pass on a decoy launch."""

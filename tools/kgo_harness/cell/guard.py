@@ -13,7 +13,8 @@ import types
 
 _MODULES = ("time", "torch", "torch.cuda", "torch.cuda.streams", "torch.cuda.graphs", "torch.cuda.memory",
             "torch._C", "torch._C._profiler", "torch.profiler", "torch.autograd.profiler",
-            "torch.utils.deterministic", "ctypes", "triton.runtime.jit")   # _profiler: the observer's call ranges
+            "torch.utils.deterministic", "ctypes", "triton.runtime.jit",
+            "_cffi_backend")   # _profiler: the observer's call ranges; _cffi_backend: its libraries' lookups
 _CLASS_PATHS = (("torch.cuda", "Event"), ("torch.cuda", "Stream"), ("torch.cuda", "CUDAGraph"),
                 ("torch.cuda", "graph"), ("torch._C", "_CudaEventBase"), ("torch._C", "_CudaStreamBase"),
                 ("torch._C", "_CUDAGraph"), ("torch", "Tensor"), ("torch._C", "TensorBase"),
