@@ -3,8 +3,8 @@ compiles itself (torch.utils.cpp_extension.load_inline/load, cupy RawKernel/RawM
 by name and by launch shape so the checker knows whether the kernel file's own kernels ran and ran alike whether
 observed or timed (installed once per worker, before any kernel module is imported; `watch_source` before each
 import); the vendor library symbols looked up through ctypes (an audit hook) or cffi, or called by shared objects
-loaded since (linked); and the aten ops torch's profiler saw (profiled; Observer: the window every checked or timed call
-of the kernel runs in)."""
+loaded since (linked); and the aten ops torch's profiler saw (profiled; Observer: the window every checked or timed
+call of the kernel runs in)."""
 import collections
 import functools
 import re
