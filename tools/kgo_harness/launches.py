@@ -368,8 +368,9 @@ class Observer:
 
     def report(self):
         """{calls, own_calls, replays, marks, aten, own: {name: launches}, launched: {launch shape: launches},
-        libraries: {vendor symbol: lookups through ctypes, since the process began}, profiled} (a tally's: marks None, aten empty), or None where torch's events cannot be read
-        (the observation is missing, which fails the verdict; the reason goes to stderr). Read from the profiler's raw
+        libraries: {vendor symbol: lookups and linking objects since the process began (libraries)}, profiled} (a
+        tally's: marks None, aten empty), or None where torch's events cannot be read (the observation is missing,
+        which fails the verdict; the reason goes to stderr). Read from the profiler's raw
         events (torch's FunctionEvent tree costs about 5 times as much): an op is a call's when it began inside a
         call's mark, on any thread (work handed to a thread pool is the call's)."""
         own, launched = since(self.before, snapshot()), since(self.shapes_before, shapes())
