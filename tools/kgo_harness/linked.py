@@ -1,8 +1,8 @@
 """The vendor math library symbols that shared objects loaded into this process after a point call: each object
 newly mapped executable (/proc/self/maps) has its ELF dynamic symbol table read for undefined symbols named like a
 vendor library's (a compiled extension or CUDA solve() linking cuBLAS calls cublasSgemm_v2 from it). Installed
-software is not read (the interpreter's prefixes and package folders, the system's library folders, the vendor
-libraries' own files): a kernel cannot write there, and what it reaches there is its ops or its bindings' (torch's
+software is not read (the interpreter's prefixes and package folders, the system's library folders, where the
+vendor libraries live): a kernel cannot write there, and what it reaches there is its ops or its bindings' (torch's
 ops show as aten ops; cupy's own cuBLAS bindings are left open). Standard library only."""
 import ctypes
 import mmap
@@ -12,7 +12,6 @@ import struct
 
 # Without libc's dlsym: the CUDA runtime that nvcc links into every object calls it to find the driver.
 VENDOR = re.compile(r"^(cublasLt|cublas|cudnn|cufft|cusparse|cusolver|curand|cutensor|nvblas)")
-_VENDOR_FILE = re.compile(r"^lib(cublas|cudnn|cufft|cusparse|cusolver|curand|cutensor|nvblas)")
 _SHT_DYNSYM, _SHN_UNDEF = 11, 0
 
 
@@ -123,7 +122,7 @@ class Linked:
     def _scan(self):
         counts = {}
         for path, entry in mapped().items():
-            if path in self.before or _VENDOR_FILE.match(os.path.basename(path)):
+            if path in self.before:
                 continue
             if path not in self.read:
                 real = os.path.realpath(path)

@@ -271,8 +271,8 @@ def test_a_vendor_symbol_looked_up_through_ctypes_is_delegation():
 
 def test_a_loaded_object_that_calls_a_vendor_library_is_named_by_its_symbols(tmp_path):
     """linked.Linked reads the objects mapped since it began (again whenever the loader has loaded more): one that
-    calls a vendor symbol (the stand-in cuBLAS's cublasSaxpy_v2) names it; the vendor library's own file, and objects
-    under a trusted folder, are not read."""
+    calls a vendor symbol (the stand-in cuBLAS's cublasSaxpy_v2) names it; the library that defines it does not, and
+    objects under a trusted folder are not read."""
     import ctypes
     from kgo_harness import linked
     vendor_stub(tmp_path)
