@@ -45,17 +45,18 @@ def mapped():
 
 def undefined_symbols(path):
     """The undefined symbols of an ELF64 little-endian shared object's dynamic symbol table (empty for anything
-    else, a file without section headers included)."""
+    else). An object stripped of its section headers, which the loader does not need, gives every name of its
+    dynamic string table instead (found through its program headers: what the loader reads)."""
     try:
         with open(path, "rb") as f, mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ) as m:
-            return _undefined(m)
-    except (OSError, ValueError, struct.error):
+            if m[:4] != b"\x7fELF" or m[4] != 2 or m[5] != 1:
+                return set()
+            return _undefined(m) if struct.unpack_from("<H", m, 0x3C)[0] else _dynamic_strings(m)
+    except (OSError, ValueError, struct.error, IndexError):
         return set()
 
 
 def _undefined(m):
-    if m[:4] != b"\x7fELF" or m[4] != 2 or m[5] != 1:
-        return set()
     shoff, = struct.unpack_from("<Q", m, 0x28)
     shentsize, shnum = struct.unpack_from("<HH", m, 0x3A)
     sections = [struct.unpack_from("<IIQQQQIIQQ", m, shoff + i * shentsize) for i in range(shnum)]
@@ -70,6 +71,28 @@ def _undefined(m):
                 end = m.find(b"\0", strings + name)
                 names.add(m[strings + name:end].decode("ascii", "replace"))
     return names
+
+
+def _dynamic_strings(m):
+    phoff, = struct.unpack_from("<Q", m, 0x20)
+    phentsize, phnum = struct.unpack_from("<HH", m, 0x36)
+    headers = [struct.unpack_from("<IIQQQQQQ", m, phoff + i * phentsize) for i in range(phnum)]
+    loads = [(vaddr, filesz, offset) for kind, _, offset, vaddr, _, filesz, _, _ in headers if kind == 1]
+
+    def at(vaddr):
+        return next(vaddr - base + offset for base, size, offset in loads if base <= vaddr < base + size)
+    table = size = None
+    for kind, _, offset, _, _, filesz, _, _ in headers:
+        if kind != 2:   # PT_DYNAMIC
+            continue
+        for entry in range(offset, offset + filesz, 16):
+            tag, value = struct.unpack_from("<qQ", m, entry)
+            if tag == 0:
+                break
+            table, size = (at(value), size) if tag == 5 else (table, value if tag == 10 else size)
+    if table is None or size is None:
+        return set()
+    return {name.decode("ascii", "replace") for name in m[table:table + size].split(b"\0") if name}
 
 
 class _PhdrInfo(ctypes.Structure):   # the head of glibc's struct dl_phdr_info (64-bit)

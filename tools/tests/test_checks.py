@@ -283,3 +283,9 @@ def test_a_loaded_object_that_calls_a_vendor_library_is_named_by_its_symbols(tmp
     assert trusted.vendor_symbols() == {}
     assert "cublasSaxpy_v2" in linked.undefined_symbols(str(tmp_path / "libkgoadd.so"))
     assert linked.undefined_symbols(str(tmp_path / "libcublas.so.99")).isdisjoint({"cublasSaxpy_v2"})
+    # Stripped of its section headers (which the loader never reads), it still names what it calls.
+    image = bytearray((tmp_path / "libkgoadd.so").read_bytes())
+    image[0x28:0x30], image[0x3A:0x40] = bytes(8), bytes(6)   # e_shoff; e_shentsize, e_shnum, e_shstrndx
+    (tmp_path / "stripped.so").write_bytes(bytes(image))
+    ctypes.CDLL(str(tmp_path / "stripped.so"))
+    assert seen.vendor_symbols() == {"cublasSaxpy_v2": 2}
