@@ -161,7 +161,7 @@ class _Spot:
         pass
 
     def keep(self, kp, j):
-        return kp.call("batch_outputs", index=j, keep=True)["kept"]
+        return kp.call("batch_outputs", index=j)["kept"]
 
     def fetch(self, kp, slot, last=False):
         return kp.call("kept_outputs", slot=slot)["outputs"]

@@ -32,7 +32,7 @@ class KernelSide:
         self.narrowed = False
         self.memory_limit_mb = self.memory_device = None
         self.window = None   # the timed batches' observer window (batch, observed)
-        self.stash = []      # copies of the checked calls' outputs of a size's batches (batch_outputs, keep)
+        self.stash = []      # copies of the checked calls' outputs of a size's batches (batch_outputs)
 
     def verify(self, when):
         from kgo_harness.cell import guard
@@ -203,7 +203,7 @@ class KernelSide:
         """One timed batch, which the judge times around this request with its own clock (judge/wallclock.py): every
         timed input set gets fresh values from the judge's `fresh` number, then one call per set back to back (in
         graph mode one replay of a graph of them, captured in the first batch), a device synchronize, and a digest of
-        each call's outputs (timing.digests); the outputs are kept for `batch_outputs` until the next batch. The calls
+        each call's outputs (timing.digests); the outputs are held for `batch_outputs` until the next batch. The calls
         (the capture's, each replay) run in one tally window (launches.Observer without the profiler: own launches
         per call), opened by the first batch request of a size and closed by `observed`. `sync` false: the calls only, no
         synchronize and no digests (the host's enqueue cost); `empty`: nothing."""
@@ -255,18 +255,14 @@ class KernelSide:
         return {"observed": self._observed(ob) if ob is not None else None}
 
     def batch_outputs(self, msg):
-        """The outputs of call `index` of the last batch (the judge picks it after the batch's reply); with `keep`,
-        a copy of them kept here for `kept_outputs` instead (the slot in the reply): the judge fetches and checks
-        them after its last batch, so no work of its own on the GPU comes between two batches."""
-        from kgo_harness import wire
-        wire.release()
+        """Keeps a copy of the outputs of call `index` of the last batch (the judge picks it after the batch's reply)
+        for `kept_outputs`; replies the copy's slot. The judge fetches and checks them after its last batch, so no
+        work of its own on the GPU comes between two batches."""
         self.verify("during the timed batches")
         got = self.held[int(msg["index"])] if self.held is not None else None
         got = list(got) if isinstance(got, (list, tuple)) else ([got] if got is not None else [])
-        if msg.get("keep"):
-            self.stash.append([t.clone() if isinstance(t, self.torch.Tensor) else t for t in got])
-            return {"kept": len(self.stash) - 1}
-        return {"outputs": wire.send(self.folder, [(f"out{i}", t) for i, t in enumerate(got)], bool(msg.get("ipc")))}
+        self.stash.append([t.clone() if isinstance(t, self.torch.Tensor) else t for t in got])
+        return {"kept": len(self.stash) - 1}
 
     def kept_outputs(self, msg):
         """The outputs kept in `slot` by `batch_outputs`; `last`: the judge's last fetch, every copy let go after."""

@@ -222,7 +222,7 @@ class Spot:
 
     def keep(self, kp, j):
         """Has the kernel's process keep a copy of call j's outputs of its last batch; returns the copy's slot."""
-        return kp.call("batch_outputs", index=j, keep=True)["kept"]
+        return kp.call("batch_outputs", index=j)["kept"]
 
     def fetch(self, kp, slot, last=False):
         got = kp.call("kept_outputs", slot=slot, last=last, ipc=check.ipc(self.device))
