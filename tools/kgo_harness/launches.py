@@ -24,7 +24,7 @@ def install():
         return
     sys.addaudithook(_audit)
     _hook_cffi()
-    _linked = linked.Linked(linked.installed() + _package_dirs("torch", "triton", "nvidia", "cupy", "numba"))
+    _linked = linked.Linked(linked.installed())
     try:
         import triton.runtime.jit as jit
     except Exception:
@@ -184,7 +184,7 @@ def _hook_numba():
 # A call into one of these runs the library's GPU kernels, with no aten op and no launch of the file's own between.
 # Known by the symbols' names (cuBLAS's start with cublas, ...), whichever library handle they are looked up in;
 # a symbol lookup of its own through ctypes (dlsym) hides what it finds, and counts too.
-VENDOR_SYMBOLS = re.compile(r"^(cublasLt|cublas|cudnn|cufft|cusparse|cusolver|curand|cutensor|nvblas|dl(v)?sym$)")
+VENDOR_SYMBOLS = re.compile(rf"^({'|'.join(linked.LIBRARIES)}|dl(v)?sym$)")
 _library = collections.Counter()   # vendor symbol -> lookups through ctypes in this process
 
 
@@ -243,19 +243,6 @@ def libraries():
     for symbol, objects in (_linked.vendor_symbols() if _linked is not None else {}).items():
         found[symbol] = found.get(symbol, 0) + objects
     return found
-
-
-def _package_dirs(*names):
-    """The folders of these installed packages (a namespace package's every folder), where they exist."""
-    import importlib.util
-    dirs = []
-    for name in names:
-        try:
-            spec = importlib.util.find_spec(name)
-        except (ImportError, ValueError):
-            continue
-        dirs += list(spec.submodule_search_locations or []) if spec else []
-    return dirs
 
 
 def library_name(symbol):

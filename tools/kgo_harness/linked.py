@@ -10,13 +10,17 @@ import os
 import re
 import struct
 
-# Without libc's dlsym: the CUDA runtime that nvcc links into every object calls it to find the driver.
-VENDOR = re.compile(r"^(cublasLt|cublas|cudnn|cufft|cusparse|cusolver|curand|cutensor|nvblas)")
+# The vendor math libraries, as their symbols start and --allow-op names them (launches.VENDOR_SYMBOLS adds libc's
+# dlsym; not here: the CUDA runtime that nvcc links into every object calls it to find the driver).
+LIBRARIES = ("cublasLt", "cublas", "cudnn", "cufft", "cusparse", "cusolver", "curand", "cutensor", "nvblas")
+VENDOR = re.compile(rf"^({'|'.join(LIBRARIES)})")
 _SHT_DYNSYM, _SHN_UNDEF = 11, 0
 
 
-def installed():
-    """The folders of installed software: the interpreter's prefixes and package folders, the system's."""
+def installed(packages=("torch", "triton", "nvidia", "cupy", "numba")):
+    """The folders of installed software: the interpreter's prefixes and package folders, the system's, and those of
+    `packages` wherever they are installed (a namespace package's every folder)."""
+    import importlib.util
     import site
     import sys
     import sysconfig
@@ -26,6 +30,12 @@ def installed():
         dirs |= set(site.getsitepackages()) | {site.getusersitepackages()}
     except AttributeError:   # a virtual environment's older site module
         pass
+    for name in packages:
+        try:
+            spec = importlib.util.find_spec(name)
+        except (ImportError, ValueError):
+            continue
+        dirs |= set(spec.submodule_search_locations or []) if spec else set()
     return sorted(d for d in dirs if d)
 
 

@@ -463,7 +463,7 @@ def delegation(problem, cases, allowed):
 def delegation_at(problem, shape, observed, allowed, tallies=()):
     """Delegation at one shape from observer reports (launches.Observer.report) of calls at that shape: the torch op
     the kernel replaces, aten compute ops outside `allowed` (a decomposition), a call that ran none of the file's
-    own kernels, a vendor library's symbol looked up through ctypes (launches.VENDOR_SYMBOLS, unless `allowed` names
+    own kernels, a vendor library's symbol the kernel's process reached (launches.libraries, unless `allowed` names
     the library) or timed calls that launched what no observed call did (decoy_at; `tallies`: its more tallied
     windows) is delegation; an observation that lost calls is a FAIL too. Shared by check and bench."""
     lost = [o for o in observed if not isinstance(o, dict)
