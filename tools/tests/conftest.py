@@ -152,24 +152,54 @@ def kernel(name):
     return str(KERNELS / name)
 
 
-def vendor_stub(folder):
-    """Builds into `folder` libcublas.so.99, a stand-in for cuBLAS whose cublasSaxpy_v2(n, a, x, y, out) writes
-    x + a y on the CPU, and libkgoadd.so, whose kgo_add calls it (linked to it, found beside it); skips without a C
-    compiler."""
+# cuBLAS's own signatures for the calls the delegation attacks make (hack_linked_vendor.py, hack_cffi_vendor.py).
+VENDOR_API = """int cublasCreate_v2(void **handle);
+int cublasSetStream_v2(void *handle, void *stream);
+int cublasScopy_v2(void *handle, int n, const float *x, int incx, float *y, int incy);
+int cublasSaxpy_v2(void *handle, int n, const float *alpha, const float *x, int incx, float *y, int incy);
+"""
+_STAND_IN = """int cublasCreate_v2(void **h) { static int one; *h = &one; return 0; }
+int cublasSetStream_v2(void *h, void *s) { return 0; }
+int cublasScopy_v2(void *h, int n, const float *x, int ix, float *y, int iy)
+{ for (int i = 0; i < n; i++) y[i * iy] = x[i * ix]; return 0; }
+int cublasSaxpy_v2(void *h, int n, const float *a, const float *x, int ix, float *y, int iy)
+{ for (int i = 0; i < n; i++) y[i * iy] += *a * x[i * ix]; return 0; }
+"""
+_ADD = """int kgo_add(void *stream, int n, float a, const float *x, const float *y, float *o)
+{ static void *h; if (!h && cublasCreate_v2(&h)) return 1; cublasSetStream_v2(h, stream);
+  cublasScopy_v2(h, n, x, 1, o, 1); return cublasSaxpy_v2(h, n, &a, y, 1, o, 1); }
+"""
+
+
+def _real_cublas():
+    """The cuBLAS that torch loads on this machine (a child process asks, so that this one stays without CUDA)."""
+    probe = ("import torch; a = torch.ones(2, 2, device='cuda'); (a @ a).sum().item(); "
+             "print(next(l.split()[-1] for l in open('/proc/self/maps') if '/libcublas.so' in l))")
+    return subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True).stdout.strip()
+
+
+def vendor_stub(folder, device="cpu"):
+    """Builds into `folder` libkgoadd.so, whose kgo_add(stream, n, a, x, y, out) writes x + a y through cuBLAS's
+    Scopy and Saxpy. On the CPU it links libcublas.so.99, also built here: a stand-in with cuBLAS's signatures
+    that computes on the host; on "cuda" it links the cuBLAS torch loads (the attacks open the stand-in where it
+    is beside them, else that one). Skips without a C compiler."""
     cc = shutil.which("cc") or shutil.which("gcc")
     if not cc:
         pytest.skip("no C compiler to build the stand-in vendor library")
     folder = pathlib.Path(folder)
-    proto = "void cublasSaxpy_v2(long n, float a, const float *x, const float *y, float *o)"
-    (folder / "stub.c").write_text(proto + " { for (long i = 0; i < n; i++) o[i] = x[i] + a * y[i]; }\n")
-    (folder / "add.c").write_text(proto + ";\nvoid kgo_add(long n, float a, const float *x, const float *y, "
-                                  "float *o) { cublasSaxpy_v2(n, a, x, y, o); }\n")
-    subprocess.run([cc, "-shared", "-fPIC", "-Wl,-soname,libcublas.so.99", "-o", str(folder / "libcublas.so.99"),
-                    str(folder / "stub.c")], check=True)
-    subprocess.run([cc, "-shared", "-fPIC", "-o", str(folder / "libkgoadd.so"), str(folder / "add.c"),
-                    str(folder / "libcublas.so.99"), "-Wl,-rpath,$ORIGIN"], check=True)
+    if device == "cpu":
+        (folder / "stub.c").write_text(_STAND_IN)
+        subprocess.run([cc, "-shared", "-fPIC", "-Wl,-soname,libcublas.so.99", "-o", str(folder / "libcublas.so.99"),
+                        str(folder / "stub.c")], check=True)
+        library, rpath = folder / "libcublas.so.99", "$ORIGIN"
+    else:
+        library = pathlib.Path(_real_cublas())
+        rpath = str(library.parent)
+    (folder / "add.c").write_text(VENDOR_API + _ADD)
+    subprocess.run([cc, "-shared", "-fPIC", "-o", str(folder / "libkgoadd.so"), str(folder / "add.c"), str(library),
+                    "-Wl,-rpath," + rpath], check=True)
     for source in ("stub.c", "add.c"):
-        (folder / source).unlink()
+        (folder / source).unlink(missing_ok=True)
     return folder
 
 

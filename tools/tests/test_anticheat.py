@@ -166,13 +166,15 @@ def test_a_vendor_library_reached_through_ctypes_is_delegation(harness):
     assert allowed["verdict"] == "PASS", allowed["message"]
 
 
-def test_a_vendor_library_linked_by_an_object_it_loads_is_delegation(harness, tmp_path):
-    """The work done by a compiled object of the kernel's own that links a vendor library (a stand-in for cuBLAS,
-    built here), beside a launch of its own kernel: no aten op, no vendor name looked up through ctypes, right
-    answers; the object's undefined symbols name the library (linked.Linked). Without that reading it PASSes."""
-    vendor_stub(tmp_path)
+@pytest.mark.parametrize("device", DEVICES)
+def test_a_vendor_library_linked_by_an_object_it_loads_is_delegation(harness, tmp_path, device):
+    """The work done by a compiled object of the kernel's own that links a vendor library (on the CPU a stand-in
+    for cuBLAS built here, on a GPU the real one), beside a launch of its own kernel: no aten op, no vendor name
+    looked up through ctypes, right answers; the object's undefined symbols name the library (linked.Linked).
+    Without that reading it PASSes on the CPU."""
+    vendor_stub(tmp_path, device)
     shutil.copy(kernel("hack_linked_vendor.py"), tmp_path)
-    req = dict(kernel=str(tmp_path / "hack_linked_vendor.py"), op="add", device="cpu", trials=2, shapes=SMALL)
+    req = dict(kernel=str(tmp_path / "hack_linked_vendor.py"), op="add", device=device, trials=2, shapes=SMALL)
     res = harness(**req)
     assert all(c["status"] in ("PASS", "SKIPPED") for c in res["cases"]), res["cases"]   # the library is right...
     assert res["verdict"] == "FAIL" and res["culprit"] == "delegation", res["message"]
@@ -181,14 +183,16 @@ def test_a_vendor_library_linked_by_an_object_it_loads_is_delegation(harness, tm
     assert allowed["verdict"] == "PASS", allowed["message"]
 
 
-def test_a_vendor_library_reached_through_cffi_is_delegation(harness, tmp_path):
-    """The work done by a stand-in cuBLAS reached through cffi's ABI mode (ffi.dlopen), beside a launch of its own
-    kernel: the names looked up in cffi's backend name the library (launches._hook_cffi). Without the hook it
-    PASSes."""
+@pytest.mark.parametrize("device", DEVICES)
+def test_a_vendor_library_reached_through_cffi_is_delegation(harness, tmp_path, device):
+    """The work done by cuBLAS (a stand-in on the CPU, the real one on a GPU) reached through cffi's ABI mode
+    (ffi.dlopen), beside a launch of its own kernel: the names looked up in cffi's backend name the library
+    (launches._hook_cffi). Without the hook it PASSes on the CPU."""
     pytest.importorskip("cffi")
-    vendor_stub(tmp_path)
+    if device == "cpu":
+        vendor_stub(tmp_path, device)
     shutil.copy(kernel("hack_cffi_vendor.py"), tmp_path)
-    req = dict(kernel=str(tmp_path / "hack_cffi_vendor.py"), op="add", device="cpu", trials=2, shapes=SMALL)
+    req = dict(kernel=str(tmp_path / "hack_cffi_vendor.py"), op="add", device=device, trials=2, shapes=SMALL)
     res = harness(**req)
     assert all(c["status"] in ("PASS", "SKIPPED") for c in res["cases"]), res["cases"]
     assert res["verdict"] == "FAIL" and res["culprit"] == "delegation", res["message"]

@@ -220,7 +220,7 @@ _lib = ctypes.CDLL(os.path.join(os.path.dirname(os.path.abspath(__file__)), "lib
 def triton_add(x, y, alpha=1.0):
     xc, yc = x.contiguous(), y.contiguous()
     out = torch.empty_like(xc)
-    _lib.kgo_add(ctypes.c_long(xc.numel()), ctypes.c_float(alpha), ctypes.c_void_p(xc.data_ptr()),
+    _lib.kgo_add(None, ctypes.c_int(xc.numel()), ctypes.c_float(alpha), ctypes.c_void_p(xc.data_ptr()),
                  ctypes.c_void_p(yc.data_ptr()), ctypes.c_void_p(out.data_ptr()))
     return out
 """
