@@ -245,8 +245,11 @@ class Timer:
         self.ledger["warmup_s"] = self.ledger.get("warmup_s", 0.0) + (spent - credit) / 1e3
         self._calibrate()
 
-    def events(self, call, sets, runs):
+    def events(self, call, sets, runs, precise=True):
+        """`runs` samples of call(r) and every set's last outputs; with `precise`, more until the median is as
+        precise as the options ask (an estimate that only picks the timing mode needs none)."""
         outs = [None] * sets
+        precision = self.o["precision_pct"] if precise else 0
         if self.device != "cuda":
             calls = itertools.count()
 
@@ -260,10 +263,10 @@ class Timer:
                     outs[r] = call(r)
                     got.append((time.perf_counter() - t0) * 1e6)
                 return got
-            return until_precise(take, runs, self.o["precision_pct"], self.o["max_runs"]), outs
+            return until_precise(take, runs, precision, self.o["max_runs"]), outs
         def one(i):
             outs[i % sets] = call(i % sets)
-        samples = until_precise(lambda k: self.sampled(one, k), runs, self.o["precision_pct"], self.o["max_runs"])
+        samples = until_precise(lambda k: self.sampled(one, k), runs, precision, self.o["max_runs"])
         self.ledger["device_s"] += sum(samples) / 1e6 + len(samples) * self.ledger.get("flush_us", 0) / 1e6
         return samples, outs
 

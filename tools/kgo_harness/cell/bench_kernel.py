@@ -29,7 +29,7 @@ def time_shape(side, msg):
     timer.ledger.update(device_s=0.0, compile_s=0.0, warmup_s=0.0)
     timer.first_call(call, sets)
     warm, warm_shapes = len(own), launches.shapes()   # a compile's and an autotuner's launches are behind
-    est, _ = timer.events(call, sets, 3)
+    est, _ = timer.events(call, sets, 3, precise=False)   # picks the mode only
     mode = "events"
     if device == "cuda" and (o["graph"] == "on" or (o["graph"] == "auto" and
                                                     statistics.median(est) < o["graph_threshold_us"])):

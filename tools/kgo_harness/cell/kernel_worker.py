@@ -11,6 +11,9 @@ import traceback
 
 SLEEP_CYCLES = 4_000_000  # a delay on the caller's stream before inputs appear (GPU cycles, ~2 ms: more than
 # the host's time to the kernel's launch under the observer, 0.5 ms was not on an H200)
+# A quarter of it where the call's last run on that shape took the host under SHORT_DELAY_HOST_US to return (the
+# delay must outlast the host's time to the launch; at an idle GPU's lower clocks the cycles last longer).
+SHORT_DELAY_HOST_US = 100.0
 
 
 class Hack(Exception):
@@ -28,6 +31,7 @@ class KernelSide:
         self.cases = {}
         self.storage = {}
         self.warmed = set()
+        self.host_us = {}   # {shape: the host's time for the last checked call to return} (execute)
         self.memory_cap_mb = None
         self.narrowed = False
         self.memory_limit_mb = self.memory_device = None
@@ -160,7 +164,8 @@ class KernelSide:
                 before = {k: t.clone() for k, t in case.input_tensors().items()}
                 for k in range(msg.get("repeat", 1)):
                     # The inputs arrive late in the first run only (the side-stream test); a repeat: determinism.
-                    runs.append(execute(case, cuda, torch, delayed=k == 0, observer=ob, originals=before))
+                    runs.append(execute(case, cuda, torch, delayed=k == 0, observer=ob, originals=before,
+                                        host_us=self.host_us))
         seconds = time.perf_counter() - start   # the runs' time, not the report's
         observed = self._observed(ob)
         if msg.get("synced"):
@@ -365,13 +370,15 @@ def prepare_template():
         _real_file(module)
 
 
-def execute(case, cuda, torch, delayed=True, observer=None, originals=None):
+def execute(case, cuda, torch, delayed=True, observer=None, originals=None, host_us=None):
     """Runs the kernel once on poisoned outputs; returns the outputs as snapshots taken in stream order. With
     `delayed` (GPU), the inputs are poisoned and get their values back only after a delay on the caller's stream,
     from `originals` ({name: a copy of the input as it is now}) where the caller holds one, else from a clone:
     one copy of the inputs fewer (a 16 GiB input is a KernelBench level-1 size). `observer` (launches.Observer):
-    the call runs in its window, marked."""
+    the call runs in its window, marked. `host_us` ({shape: microseconds}): the host's time for the call to return,
+    read for the delay (SHORT_DELAY_HOST_US) and updated."""
     case.poison_outputs()
+    shape = tuple(case.shape)
     if cuda and delayed:
         staged = [(t, originals[k] if originals is not None else t.clone()) for k, t in case.input_tensors().items()]
         for t, _ in staged:
@@ -379,10 +386,14 @@ def execute(case, cuda, torch, delayed=True, observer=None, originals=None):
         # The poison is complete before the kernel is called; the real values appear only after the delay,
         # and only to work ordered after it on the caller's stream.
         torch.cuda.synchronize()
-        torch.cuda._sleep(SLEEP_CYCLES)
+        short = host_us is not None and host_us.get(shape, SHORT_DELAY_HOST_US) < SHORT_DELAY_HOST_US
+        torch.cuda._sleep(SLEEP_CYCLES // 4 if short else SLEEP_CYCLES)
         for t, s in staged:
             t.copy_(s)
+    t0 = time.perf_counter()
     raw = observer.call(case.run) if observer is not None else case.run()
+    if host_us is not None:
+        host_us[shape] = (time.perf_counter() - t0) * 1e6
     snap = None if raw is None else [o.clone() if type(o) is torch.Tensor else o for o in raw]
     if cuda:
         torch.cuda.synchronize()
