@@ -69,6 +69,17 @@ def test_only_torch_ops_no_kernel(harness, device):
 
 
 @pytest.mark.skipif(not HAS_CUDA, reason="streams exist only on the GPU")
+def test_side_stream_behind_a_slow_host_meets_a_delay_that_follows_the_host(harness):
+    """The unjoined side stream launched after a millisecond on the host, in every checked case of one shape: the
+    input delay is the long one wherever the call's last run took the host 100 us or more, so each case reads
+    poison. With the short delay in every case it passes the check."""
+    res = check(harness, "cheat_side_stream_slow_host.py", "softmax", "cuda", shapes=[[4096, 4096]],
+                edge_shapes=False, trials=3)
+    assert res["verdict"] == "FAIL" and res["streams"]["ordered"] is False, res["message"]
+    assert sum(c["status"] == "FAIL" for c in res["cases"]) == 3, res["cases"]
+
+
+@pytest.mark.skipif(not HAS_CUDA, reason="streams exist only on the GPU")
 def test_side_stream_without_sync(harness):
     res = check(harness, "cheat_side_stream.py", "softmax", "cuda", shapes=[[4096, 4096]], edge_shapes=False,
                 trials=1)

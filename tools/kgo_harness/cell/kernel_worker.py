@@ -197,7 +197,7 @@ class KernelSide:
         # caller's stream, outputs poisoned; work not ordered after them reads poison.
         # On the CPU the runs show only what is launched, under the timed calls' settings.
         with launches.Observer() as ob, (contextlib.nullcontext() if cuda else production_settings(self.torch)):
-            ordered = [execute(c, cuda, self.torch, observer=ob) for c in self.timed_cases]
+            ordered = [execute(c, cuda, self.torch, observer=ob, host_us=self.host_us) for c in self.timed_cases]
         out["observed"] = self._observed(ob)
         if cuda:
             out["ordered_outputs"] = wire.send(self.folder, [(f"set{r}.out{i}", t) for r, o in enumerate(ordered)
