@@ -249,6 +249,8 @@ def _exchange(worker, req, deadline, res, done=None):
                 worker.kill()
             text = case.get("message", "CUDA error")
             res.update({"verdict": "CRASH", "message": f"{label}: {text}" if label else text})
+            if msg.get("untrusted"):   # the judge found the device's memory held by other processes
+                res.update({"verdict": "UNTRUSTED", "message": str(msg["untrusted"])})
             _partial(res, plan, done, current, {"status": "CRASH", **case})
             return None
         elif kind == "result":

@@ -429,6 +429,82 @@ def test_gpu_cap_is_the_limit_as_a_share_of_the_device():
     assert gpu_cap_fraction(None, 80 * 2 ** 30) == 0.5   # no --memory-limit: half of the device, any size
 
 
+def test_an_out_of_gpu_memory_crash_is_untrusted_only_where_the_judge_sees_others_memory(monkeypatch):
+    """envinfo.memory_held_by_others, read by the judge: the device's memory in use beyond what the judge holds, the
+    kernel's cap and two contexts' slack is other processes', and only then is an out-of-memory crash not the
+    kernel's (worker._crowded finds the report behind the crash; the CPU's cap stays a crash)."""
+    import torch
+    from kgo_harness.judge import envinfo, remote, worker
+    gib = 2 ** 30
+    free = {"now": 38 * gib}
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: True)
+    monkeypatch.setattr(torch.cuda, "mem_get_info", lambda *a: (free["now"], 80 * gib))
+    monkeypatch.setattr(torch.cuda, "memory_reserved", lambda *a: 1 * gib)
+    assert envinfo.memory_held_by_others(None) is None   # 42 GiB in use: the judge's 1, the cap's 40, slack
+    free["now"] = 1 * gib
+    held = envinfo.memory_held_by_others(None)
+    assert held and "other processes" in held and "nvidia-smi" in held, held
+    assert envinfo.memory_held_by_others(100 * 1024) is None   # a cap of all of it: the kernel's own
+    crash = worker.Crash({"status": "CRASH", "message": "out of memory"}, judge_ok=True)
+    crash.__context__ = remote.KernelOutOfMemory("the kernel's process ran out of GPU memory")
+    assert worker._crowded(crash, {"device": "cuda"}) == held
+    assert worker._crowded(crash, {"device": "cpu"}) is None
+    crash.__context__ = remote.KernelDied("exit status -11")
+    assert worker._crowded(crash, {"device": "cuda"}) is None
+
+
+SCRATCH_SOFTMAX = """import torch
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def _row(x_ptr, y_ptr, n, BLOCK: tl.constexpr):
+    cols = tl.arange(0, BLOCK)
+    x = tl.load(x_ptr + tl.program_id(0) * n + cols, mask=cols < n, other=-float("inf"))
+    e = tl.exp(x - tl.max(x, axis=0))
+    tl.store(y_ptr + tl.program_id(0) * n + cols, e / tl.sum(e, axis=0), mask=cols < n)
+
+
+def triton_softmax(x):
+    scratch = torch.empty(6 * 2 ** 30, dtype=torch.uint8, device=x.device)   # a working buffer of 6 GiB
+    x2 = x.reshape(-1, x.shape[-1])
+    y = torch.empty_like(x2)
+    _row[(x2.shape[0],)](x2, y, x2.shape[1], BLOCK=triton.next_power_of_2(x2.shape[1]))
+    del scratch
+    return y.reshape(x.shape)
+"""
+FILL_GPU = """import sys, torch
+free, total = torch.cuda.mem_get_info()
+held = torch.empty(free - 3 * 2 ** 30, dtype=torch.uint8, device="cuda")
+print("held", flush=True)
+sys.stdin.read()
+"""
+
+
+@needs_cuda
+def test_a_kernel_out_of_memory_on_a_gpu_others_filled_is_untrusted_not_a_crash(harness, tmp_path):
+    """An honest kernel that needs a 6 GiB working buffer, checked while another process holds all but 3 GiB of the
+    GPU: the judge reads the device's memory itself and answers UNTRUSTED (the crash is not the kernel's); with the
+    GPU to itself the same check passes. Without the judge's reading it is a CRASH blamed on the kernel."""
+    import subprocess
+    import sys
+    (tmp_path / "kernel.py").write_text(SCRATCH_SOFTMAX)
+    req = dict(kernel=str(tmp_path / "kernel.py"), op="softmax", device="cuda", trials=1, shapes=SMALL,
+               edge_shapes=False)
+    filler = subprocess.Popen([sys.executable, "-c", FILL_GPU], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                              text=True)
+    try:
+        assert filler.stdout.readline().strip() == "held"
+        crowded = harness(**req)
+    finally:
+        filler.stdin.close()
+        filler.wait(timeout=60)
+    assert crowded["verdict"] == "UNTRUSTED" and "other processes" in crowded["message"], crowded["message"]
+    alone = harness(**req)
+    assert alone["verdict"] == "PASS", alone["message"]
+
+
 @needs_cuda
 def test_gpu_memory_cap_is_a_crash(harness):
     res = harness(kernel=kernel("hack_gpu_memory_hog.py"), op="softmax", device="cuda", trials=1,

@@ -33,6 +33,30 @@ def _gpu_index():
     return idx
 
 
+CONTEXT_SLACK_MB = 1024   # per process (the judge, the kernel's): its CUDA context and memory outside torch's allocator
+
+
+def memory_held_by_others(limit_mb):
+    """Why a kernel's process that ran out of GPU memory is not to blame, read by this process (the kernel's word is
+    not taken): more of the device's memory is in use than this process holds, the kernel's process may hold under
+    its cap (`limit_mb`, else the default share) and both processes' context slack. None where nothing says so."""
+    import torch
+    from kgo_harness.cell.kernel_worker import gpu_cap_fraction
+    if not torch.cuda.is_available():
+        return None
+    free, total = torch.cuda.mem_get_info()
+    cap = gpu_cap_fraction(limit_mb, total) * total
+    ours = torch.cuda.memory_reserved() + cap + 2 * CONTEXT_SLACK_MB * 2 ** 20
+    held = total - free
+    if held <= ours:
+        return None
+    mib = 2 ** 20
+    return (f"the kernel's process ran out of GPU memory while other processes held the device's: {held / mib:.0f} "
+            f"of {total / mib:.0f} MiB in use, {(held - ours) / mib:.0f} MiB more than the judge holds and the "
+            f"kernel's process may hold under its cap ({cap / mib:.0f} MiB); the crash is not the kernel's to "
+            "answer for: rerun with the GPU to itself (nvidia-smi lists the processes using it)")
+
+
 def _run(cmd, timeout=20):
     try:
         return subprocess.run(cmd, capture_output=True, text=True, timeout=timeout).stdout

@@ -29,6 +29,11 @@ class KernelDied(Exception):
     """The kernel's process exited (crash, memory cap, os._exit); verdict CRASH."""
 
 
+class KernelOutOfMemory(KernelDied):
+    """The kernel's process reported running out of memory (its cap or the device's); verdict CRASH unless the judge
+    finds the device's memory held by other processes (envinfo.memory_held_by_others)."""
+
+
 class KernelHack(Exception):
     """The kernel's process reported tampering with the measurement; verdict REWARD_HACK."""
 
@@ -158,7 +163,7 @@ class KernelProcess:
         if "hack" in msg:
             raise KernelHack(str(msg["hack"])[:2000])
         if "memory" in msg:
-            raise KernelDied(str(msg["memory"])[:500])
+            raise KernelOutOfMemory(str(msg["memory"])[:500])
         culprit = msg.get("culprit")
         raise KernelError(str(msg.get("error", "the kernel's process failed"))[:2000], bool(msg.get("load_error")),
                           str(msg.get("trace", ""))[-3000:], culprit if isinstance(culprit, str) else None,

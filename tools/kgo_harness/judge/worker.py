@@ -95,7 +95,7 @@ def main(fd, device, kernels=True):
         try:
             result = handle(req, emit)
         except Crash as c:
-            emit({"type": "crash", "case": c.case, "judge_ok": c.judge_ok})
+            emit({"type": "crash", "case": c.case, "judge_ok": c.judge_ok, "untrusted": _crowded(c, req)})
             sys.stderr.flush()
             if c.judge_ok:
                 POOL.discard()
@@ -111,6 +111,21 @@ def main(fd, device, kernels=True):
         procs.profile_checkpoint()
     _close_pool()
     os._exit(0)
+
+
+def _crowded(crash, req):
+    """For a crash that the kernel's process reported as running out of GPU memory: why the device's memory, held
+    by other processes, is to blame instead (envinfo.memory_held_by_others), else None."""
+    from kgo_harness.judge import envinfo, remote
+    cause = crash.__cause__ or crash.__context__
+    while cause is not None and not isinstance(cause, remote.KernelOutOfMemory):
+        cause = cause.__cause__ or cause.__context__
+    if cause is None or req.get("device", "cuda") != "cuda":
+        return None
+    try:
+        return envinfo.memory_held_by_others(req.get("memory_limit_mb"))
+    except Exception:   # no reading, no excuse: the crash stands
+        return None
 
 
 def spares(setting, device):
