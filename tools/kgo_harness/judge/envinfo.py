@@ -39,7 +39,9 @@ CONTEXT_SLACK_MB = 1024   # per process (the judge, the kernel's): its CUDA cont
 def memory_held_by_others(limit_mb):
     """Why a kernel's process that ran out of GPU memory is not to blame, read by this process (the kernel's word is
     not taken): more of the device's memory is in use than this process holds, the kernel's process may hold under
-    its cap (`limit_mb`, else the default share) and both processes' context slack. None where nothing says so."""
+    its cap (`limit_mb`, else the default share) and both processes' context slack. None where nothing says so. A
+    kernel that holds memory outside its cap itself reads as another process: its verdict is UNTRUSTED, still no
+    pass and nothing recorded."""
     import torch
     from kgo_harness.cell.kernel_worker import gpu_cap_fraction
     if not torch.cuda.is_available():
