@@ -5,6 +5,7 @@ observed or timed (installed once per worker, before any kernel module is import
 import); the vendor library symbols looked up through ctypes (an audit hook) or cffi, or called by shared objects
 loaded since (linked); and the aten ops torch's profiler saw (profiled; Observer: the window every checked or timed
 call of the kernel runs in)."""
+import bisect
 import collections
 import functools
 import re
@@ -308,24 +309,14 @@ def _mark(name):
     return record_function(name)
 
 
-class Observer:
-    """One observation window, the same for every kernel call whose outputs are checked or whose time the judge
-    takes (a checked case's runs, a timed batch's calls; PROTOCOL.md "Delegation"): torch's autograd profiler on
-    for the window (one start per request, not per call), each call marked by `call` (a CUDA graph's replay by
-    `replay`), so the harness's own work in the window (poison, fresh inputs, digests) is not the kernel's. It records
-    the CPU side only (the ops and their threads): CUDA activity tracing cost 40 to 700 us per call on an H200 (which
-    the judge's clock then counts as the kernel's) and its stop synchronizes the device (which hides work left on a
-    side stream). The report (`report`) gives, of the marked calls only: the aten ops and the file's own launches
-    per call. A window that cannot start or stop raises: the caller's request fails, and with it the verdict."""
+class Session:
+    """torch's autograd profiler, started once and shared by the observers of several requests (a check's cases:
+    starting and stopping it per case cost about 1.5 ms a case on an H200 machine, 12 cases a check). Each
+    observer's calls carry its own mark, so its report is of its own calls; reports are read once the session has
+    stopped (`stop`). A session that cannot start or stop raises, as an observer does."""
 
-    def __init__(self, on=True, profiled=True):
-        self.on, self.profiled, self.prof, self.own_calls, self.replays = on, profiled, None, [], 0
-
-    def __enter__(self):
+    def __init__(self):
         from torch.autograd import profiler
-        self.before, self.shapes_before = snapshot(), shapes()
-        if not self.on or not self.profiled:   # delegation off, or a tally of own launches only (the timed batches)
-            return self
         try:   # every thread's ops: work a call hands to another thread is the call's
             from torch._C._profiler import _ExperimentalConfig
             config = {"experimental_config": _ExperimentalConfig(profile_all_threads=True)}
@@ -333,9 +324,72 @@ class Observer:
             config = {}
         self.prof = profiler.profile(use_device=None, **config)
         self.prof.__enter__()
+        self.running, self.cpu, self.marked, self.serial = True, None, None, 0
+
+    def stop(self):
+        if self.running:
+            self.running = False
+            self.prof.__exit__(None, None, None)
+
+    def events(self):
+        """The session's CPU events (read_events), read once; None before `stop`."""
+        if self.running:
+            return None
+        if self.cpu is None:
+            self.cpu = read_events(self.prof.kineto_results.events())
+        return self.cpu
+
+    def by_mark(self):
+        """{range name: [ranges, aten ops that began inside one of them]} over the session's events, in one pass
+        (None before `stop`): the calls' ranges follow one another, so an op belongs to the last range begun before
+        it, when it began before that range ended."""
+        cpu = self.events()
+        if cpu is None:
+            return None
+        if self.marked is None:
+            spans = sorted((start, end, name) for name, _, start, end in cpu
+                           if name.startswith(MARK) or name.startswith(REPLAY))
+            self.marked = {name: [0, set()] for _, _, name in spans}
+            for _, _, name in spans:
+                self.marked[name][0] += 1
+            starts = [s for s, _, _ in spans]
+            for name, _, start, _ in cpu:
+                if not name.startswith("aten::"):
+                    continue
+                i = bisect.bisect_right(starts, start) - 1
+                if i >= 0 and start <= spans[i][1]:
+                    self.marked[spans[i][2]][1].add(name)
+        return self.marked
+
+
+class Observer:
+    """One observation window, the same for every kernel call whose outputs are checked or whose time the judge
+    takes (a checked case's runs, a timed batch's calls; PROTOCOL.md "Delegation"): torch's autograd profiler on
+    for the window (one start per request, not per call; or a `session` shared by several requests' windows, read
+    when it stops), each call marked by `call` (a CUDA graph's replay by `replay`), so the harness's own work in the
+    window (poison, fresh inputs, digests) is not the kernel's. It records the CPU side only (the ops and their
+    threads): CUDA activity tracing cost 40 to 700 us per call on an H200 (which the judge's clock then counts as the
+    kernel's) and its stop synchronizes the device (which hides work left on a side stream). The report (`report`)
+    gives, of the marked calls only: the aten ops and the file's own launches per call. A window that cannot start
+    or stop raises: the caller's request fails, and with it the verdict."""
+
+    def __init__(self, on=True, profiled=True, session=None):
+        self.on, self.profiled, self.prof, self.own_calls, self.replays = on, profiled, None, [], 0
+        self.session, self.after = session, None
+        self.mark, self.replay_mark = MARK, REPLAY
+        if session is not None:   # this window's own marks among the session's
+            session.serial += 1
+            self.mark, self.replay_mark = f"{MARK}#{session.serial}", f"{REPLAY}#{session.serial}"
+
+    def __enter__(self):
+        self.before, self.shapes_before = snapshot(), shapes()
+        if not self.on or not self.profiled or self.session is not None:
+            return self   # delegation off, a tally of own launches only (the timed batches), or a shared session
+        self.prof = Session().prof
         return self
 
     def __exit__(self, *exc):
+        self.after = (snapshot(), shapes())
         if self.prof is not None:
             self.prof.__exit__(*exc)
         return False
@@ -343,44 +397,56 @@ class Observer:
     def call(self, fn, *args):
         before = total()
         try:
-            with _mark(MARK):
+            with _mark(self.mark):
                 return fn(*args)
         finally:
             self.own_calls.append(total() - before)
 
     def replay(self, fn):
         self.replays += 1
-        with _mark(REPLAY):
+        with _mark(self.replay_mark):
             return fn()
 
     def report(self):
         """{calls, own_calls, replays, marks, aten, own: {name: launches}, launched: {launch shape: launches},
         libraries: {vendor symbol: lookups and linking objects since the process began (libraries)}, profiled} (a
         tally's: marks None, aten empty), or None where torch's events cannot be read (the observation is missing,
-        which fails the verdict; the reason goes to stderr). Read from the profiler's raw
-        events (torch's FunctionEvent tree costs about 5 times as much): an op is a call's when it began inside a
-        call's mark, on any thread (work handed to a thread pool is the call's)."""
-        own, launched = since(self.before, snapshot()), since(self.shapes_before, shapes())
+        which fails the verdict; the reason goes to stderr; a shared session not stopped yet). Read from the
+        profiler's raw events (torch's FunctionEvent tree costs about 5 times as much): an op is a call's when it
+        began inside a call's mark, on any thread (work handed to a thread pool is the call's)."""
+        now, now_shapes = self.after or (snapshot(), shapes())
+        own, launched = since(self.before, now), since(self.shapes_before, now_shapes)
         seen = {"own": own, "launched": launched, "libraries": libraries()}   # lookups: the whole process's
         if self.on and not self.profiled:
             return {"calls": len(self.own_calls), "own_calls": list(self.own_calls), "replays": self.replays,
                     "marks": None, "aten": [], **seen, "profiled": False}
-        if self.prof is None:
-            return None
         try:
-            cpu = read_events(self.prof.kineto_results.events())
+            if self.session is not None:
+                got = self.session.by_mark()
+                if got is None:
+                    return None
+                calls, replays = (got.get(m, [0, set()]) for m in (self.mark, self.replay_mark))
+                return {"calls": len(self.own_calls), "own_calls": list(self.own_calls), "replays": self.replays,
+                        "marks": calls[0] + replays[0], "aten": sorted(calls[1] | replays[1]), **seen,
+                        "profiled": True}
+            if self.prof is not None:
+                cpu = read_events(self.prof.kineto_results.events())
+            else:
+                cpu = None
         except (AttributeError, TypeError) as e:   # a torch whose event API this reader does not know
             import sys
             import torch
             sys.stderr.write(f"kgo observer: torch {torch.__version__}'s profiler events unreadable ({e}); the "
                              "calls count as not observed\n")
             return None
-        marks = [e for e in cpu if e[0] in (MARK, REPLAY)]
+        if cpu is None:
+            return None
+        marks = [e for e in cpu if e[0] in (self.mark, self.replay_mark)]
         spans = sorted((start, end) for _, _, start, end in marks)
 
         def inside(t):
             return any(a <= t <= b for a, b in spans)
-        mine = {cid: name for name, cid, start, _ in cpu if name in (MARK, REPLAY) or inside(start)}
+        mine = {cid: name for name, cid, start, _ in cpu if name in (self.mark, self.replay_mark) or inside(start)}
         aten = {n for n in mine.values() if n.startswith("aten::")}
         return {"calls": len(self.own_calls), "own_calls": list(self.own_calls), "replays": self.replays,
                 "marks": len(marks), "aten": sorted(aten), **seen, "profiled": True}

@@ -210,6 +210,14 @@ def test_a_vendor_library_reached_through_cffi_is_delegation(harness, tmp_path, 
     assert "cublasSaxpy_v2" in res["delegation"]["message"] and "--allow-op cublas" in res["delegation"]["message"]
 
 
+def test_a_kernel_that_stops_the_shared_profiler_loses_its_observation(harness):
+    """A check's cases share one profiler session: a kernel that stops it in its third call, then lets torch work,
+    leaves every later call without its range, and the check fails on the calls the observer lost."""
+    res = check(harness, "hack_profiler_stop.py", "softmax", "cpu")
+    assert res["verdict"] == "FAIL" and res["culprit"] == "delegation", res["message"]
+    assert "lost calls" in res["delegation"]["message"], res["delegation"]
+
+
 def test_an_observer_whose_call_ranges_were_emptied_is_tampering(harness):
     """The observer's call range replaced by one that closes at once (the work falls outside it) is a rebound
     profiler primitive: REWARD_HACK, not a pass on a decoy launch."""

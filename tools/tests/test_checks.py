@@ -183,6 +183,32 @@ def test_a_runtime_event_is_not_read_as_an_op(api):
     assert report_with(ob, wrap, extra) == report_with(ob, lambda e: e)
 
 
+def test_observers_sharing_one_session_each_report_their_own_calls():
+    """A check's cases share one profiler session (launches.Session): each case's report is of its own calls only,
+    the same as a window of its own would give, and nothing is readable before the session stops."""
+    a = torch.ones(64)
+    session = launches.Session()
+    shared = []
+    for work in (lambda x: x.tanh(), lambda x: x.sigmoid(), lambda x: x.tanh()):
+        with launches.Observer(session=session) as ob:
+            a.mul(3)   # the harness's own op, outside every mark
+            ob.call(work, a)
+            ob.call(lambda x: x.neg(), a)
+        shared.append(ob)
+    assert shared[0].report() is None   # the session still runs
+    session.stop()
+    got = [ob.report() for ob in shared]
+    assert [g["marks"] for g in got] == [2, 2, 2] and all(g["calls"] == 2 for g in got), got
+    assert "aten::sigmoid" in got[1]["aten"] and "aten::tanh" not in got[1]["aten"], got[1]
+    assert "aten::tanh" in got[0]["aten"] and "aten::sigmoid" not in got[0]["aten"], got[0]
+    assert all("aten::neg" in g["aten"] and "aten::mul" not in g["aten"] for g in got), got
+    with launches.Observer() as alone:
+        a.mul(3)
+        alone.call(lambda x: x.sigmoid(), a)
+        alone.call(lambda x: x.neg(), a)
+    assert alone.report()["aten"] == got[1]["aten"]
+
+
 def test_an_unreadable_event_api_is_a_missing_observation(capfd):
     ob = observed_run()
     got = report_with(ob, lambda e: Restricted(e, set(TORCH_2_11) - {"start_ns"}))

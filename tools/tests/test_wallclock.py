@@ -49,6 +49,15 @@ def test_a_batch_handler_that_skips_calls_is_caught(harness, device, shape, rota
 
 
 @pytest.mark.parametrize("device,shape,rotate", SETUPS)
+def test_calls_skipped_in_one_batch_only_are_caught_in_the_fastest_batch(harness, device, shape, rotate):
+    """Only the second timed batch skips calls: it is the fastest, so its time would count, and its calls are the
+    ones the judge checks (every other batch is honest)."""
+    res = bench(harness, "hack_batch_skip_once.py", device, shape, rotate)
+    assert res["verdict"] == "REWARD_HACK", res["message"]
+    assert "skipped or answered from stale results" in res["message"], res["message"]
+
+
+@pytest.mark.parametrize("device,shape,rotate", SETUPS)
 def test_work_deferred_past_the_batch_reply_breaks_its_digest(harness, device, shape, rotate):
     res = bench(harness, "hack_batch_defer.py", device, shape, rotate)
     assert res["verdict"] == "REWARD_HACK", res["message"]
@@ -61,7 +70,7 @@ def test_an_honest_kernel_agrees_with_the_judges_clock(harness, device, shape, r
                   shapes=[shape], bench={"runs": 5, "precision_pct": 0, "baselines": [], "rotate": rotate})
     assert res["verdict"] == "PASS", res["message"]
     size = res["sizes"][0]
-    assert size["wall_checked_calls"] >= wallclock.MIN_BATCHES * wallclock.CHECKED
+    assert size["wall_checked_calls"] == min(wallclock.CHECKED, rotate)
     assert size["wall_us"] > 0 and size["wall_overhead_us"] >= 0 and size["timed_by"] in ("kernel", "judge")
     assert size["median_us"] <= size["wall_us"] + size["wall_overhead_us"] + 1e-6   # events never above it
     # Its timed batches' calls were all observed, and no false alarm: own kernels in every call and sample.
@@ -125,7 +134,7 @@ def test_graph_mode_batches_replay_a_graph_and_agree(harness):
                   shapes=[[64, 256]], bench={"runs": 10, "precision_pct": 0, "baselines": [], "graph": "on"})
     assert res["verdict"] == "PASS", res["message"]
     size = res["sizes"][0]
-    assert size["mode"] == "graph" and size["wall_checked_calls"] >= wallclock.MIN_BATCHES * wallclock.CHECKED
+    assert size["mode"] == "graph" and size["wall_checked_calls"] == wallclock.CHECKED
     assert size["median_us"] <= size["wall_us"] + size["wall_overhead_us"] + 1e-6
 
 
@@ -139,9 +148,10 @@ class _Batches:
 
     def call(self, op, **msg):
         if op == "batch_outputs":
-            return {"kept": msg["index"]}
+            self.kept = list(msg["indices"])
+            return {"kept": list(range(len(self.kept)))}
         if op == "kept_outputs":
-            return {"outputs": self.outs[msg["slot"]]}
+            return {"outputs": [self.outs[self.kept[s]] for s in msg["slots"]]}
         if op == "observed":
             return {"observed": None}
         if msg.get("empty"):
@@ -160,11 +170,11 @@ class _Spot:
     def refresh_all(self, key):
         pass
 
-    def keep(self, kp, j):
-        return kp.call("batch_outputs", index=j)["kept"]
+    def keep(self, kp, picked):
+        return kp.call("batch_outputs", indices=picked)["kept"]
 
-    def fetch(self, kp, slot, last=False):
-        return kp.call("kept_outputs", slot=slot)["outputs"]
+    def fetch(self, kp, slots):
+        return kp.call("kept_outputs", slots=slots)["outputs"]
 
     def check(self, j, outs, fresh):
         return True
@@ -228,7 +238,7 @@ def test_outputs_that_differ_from_the_committed_digest_are_caught(monkeypatch):
     monkeypatch.setattr(wallclock, "_sync", lambda device: None)
     kp = _Batches(100.0, 10.0)
     spot = _Spot(kp)
-    spot.fetch = lambda kp_, j, last=False: [kp.outs[j][0] + 1]   # the outputs handed over are not the batch's
+    spot.fetch = lambda kp_, slots: [[kp.outs[kp.kept[s]][0] + 1] for s in slots]   # not the batch's outputs
     size = {"median_us": 100.0}
     wallclock.wall_check(kp, size, "cpu", spot)
     assert "after the judge's clock stopped" in size["reward_hack"]
@@ -236,7 +246,8 @@ def test_outputs_that_differ_from_the_committed_digest_are_caught(monkeypatch):
 
 def test_checked_outputs_are_fetched_after_the_last_batch(monkeypatch):
     """The judge keeps the picked calls' outputs in the kernel's process and fetches them only after its last timed
-    batch: no work of its own on the GPU between two batches (the next would wait for the GPU to switch back)."""
+    batch, in one request: no work of its own on the GPU between two batches (the next would wait for the GPU to
+    switch back)."""
     monkeypatch.setattr(wallclock, "_sync", lambda device: None)
     kp = _Batches(100.0, 10.0)
     ops, call = [], kp.call
@@ -247,8 +258,9 @@ def test_checked_outputs_are_fetched_after_the_last_batch(monkeypatch):
     kp.call = logged
     size = {"median_us": 100.0}
     wallclock.wall_check(kp, size, "cpu", _Spot(kp))
-    assert "reward_hack" not in size and size["wall_checked_calls"] == ops.count("kept_outputs")
-    assert ops.count("timed") >= wallclock.MIN_BATCHES and ops.count("batch_outputs") == ops.count("kept_outputs")
+    assert "reward_hack" not in size and size["wall_checked_calls"] == wallclock.CHECKED
+    assert ops.count("timed") >= wallclock.MIN_BATCHES and ops.count("kept_outputs") == 1
+    assert 1 <= ops.count("batch_outputs") <= ops.count("timed")
     last_timed = max(i for i, op in enumerate(ops) if op == "timed")
     assert all(i > last_timed for i, op in enumerate(ops) if op == "kept_outputs"), ops
 

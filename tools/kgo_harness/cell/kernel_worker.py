@@ -37,6 +37,8 @@ class KernelSide:
         self.memory_limit_mb = self.memory_device = None
         self.window = None   # the timed batches' observer window (batch, observed)
         self.stash = []      # copies of the checked calls' outputs of a size's batches (batch_outputs)
+        self.session = None  # the check's shared observer session and its windows by case key (execute, observed_cases)
+        self.session_windows = {}
 
     def verify(self, when):
         from kgo_harness.cell import guard
@@ -153,7 +155,9 @@ class KernelSide:
         cuda = self.problem.device == "cuda"
         start = time.perf_counter()
         synced, runs = None, []
-        with launches.Observer(on=bool(msg.get("observe", True))) as ob:
+        observe = bool(msg.get("observe", True))
+        shared = self._session() if observe and msg.get("shared_window") else None
+        with launches.Observer(on=observe, session=shared) as ob:
             if cuda and (msg.get("synced") or tuple(case.shape) not in self.warmed):
                 # Compile first: a JIT compile inside the ordered run would outlast the input delay.
                 self.warmed.add(tuple(case.shape))
@@ -167,7 +171,11 @@ class KernelSide:
                     runs.append(execute(case, cuda, torch, delayed=k == 0, observer=ob, originals=before,
                                         host_us=self.host_us))
         seconds = time.perf_counter() - start   # the runs' time, not the report's
-        observed = self._observed(ob)
+        if shared is not None:   # reported with the check's other cases (observed_cases)
+            self.session_windows.setdefault(str(msg["key"]), []).append(ob)
+            observed = None
+        else:
+            observed = self._observed(ob)
         if msg.get("synced"):
             return {"outputs": wire.send(self.folder, _named(case, synced), ipc), "seconds": 0.0, "observed": observed}
         changed = [k for k, t in case.input_tensors().items() if not _same_bits(t, before[k])]
@@ -178,6 +186,28 @@ class KernelSide:
     def _observed(self, ob):
         self.verify("while observed")
         return ob.report() if ob.on else None
+
+    def _session(self):
+        """The check's shared observer session (launches.Session), started by its first observed case."""
+        from kgo_harness import launches
+        if self.session is None:
+            self.session, self.session_windows = launches.Session(), {}
+        return self.session
+
+    def close_session(self):
+        """Stops the check's shared session (None when none runs); its windows stay readable until the next one.
+        Called before every request that is not part of a check's cases, so a session never covers other calls."""
+        session, self.session = self.session, None
+        if session is not None:
+            session.stop()
+        return session
+
+    def observed_cases(self, msg):
+        """What the shared session saw of each case's runs since it started: {case key: [report per request]}."""
+        self.close_session()
+        self.verify("while observed")
+        got, self.session_windows = self.session_windows, {}
+        return {"cases": {key: [ob.report() for ob in obs] for key, obs in got.items()}}
 
     def resend(self, msg):
         from kgo_harness import wire
@@ -260,23 +290,25 @@ class KernelSide:
         return {"observed": self._observed(ob) if ob is not None else None}
 
     def batch_outputs(self, msg):
-        """Keeps a copy of the outputs of call `index` of the last batch (the judge picks it after the batch's reply)
-        for `kept_outputs`; replies the copy's slot. The judge fetches and checks them after its last batch, so no
-        work of its own on the GPU comes between two batches."""
+        """Keeps a copy of the outputs of the calls `indices` of the last batch (the judge picks them after the
+        batch's reply) for `kept_outputs`, in place of the copies kept before; replies the copies' slots. The judge
+        fetches and checks them after its last batch, so no work of its own on the GPU comes between two batches."""
         self.verify("during the timed batches")
-        got = self.held[int(msg["index"])] if self.held is not None else None
-        got = list(got) if isinstance(got, (list, tuple)) else ([got] if got is not None else [])
-        self.stash.append([t.clone() if isinstance(t, self.torch.Tensor) else t for t in got])
-        return {"kept": len(self.stash) - 1}
+        self.stash = []
+        for j in msg["indices"]:
+            got = self.held[int(j)] if self.held is not None else None
+            got = list(got) if isinstance(got, (list, tuple)) else ([got] if got is not None else [])
+            self.stash.append([t.clone() if isinstance(t, self.torch.Tensor) else t for t in got])
+        return {"kept": list(range(len(self.stash)))}
 
     def kept_outputs(self, msg):
-        """The outputs kept in `slot` by `batch_outputs`; `last`: the judge's last fetch, every copy let go after."""
+        """The outputs kept in `slots` by `batch_outputs`, named slot<s>.out<i>, in one message; every copy is let go
+        after."""
         from kgo_harness import wire
         wire.release()
-        got = self.stash[int(msg["slot"])]
-        out = {"outputs": wire.send(self.folder, [(f"out{i}", t) for i, t in enumerate(got)], bool(msg.get("ipc")))}
-        if msg.get("last"):
-            self.stash = []
+        named = [(f"slot{s}.out{i}", t) for s in msg["slots"] for i, t in enumerate(self.stash[int(s)])]
+        out = {"outputs": wire.send(self.folder, named, bool(msg.get("ipc")))}
+        self.stash = []
         return out
 
     def run_once(self, msg):
@@ -548,6 +580,8 @@ def main(fd_in, fd_out, folder, device, namespaces=None):
         try:
             if op not in ("batch", "batch_outputs", "kept_outputs", "observed"):
                 side.close_window()
+            if op not in ("case", "provide", "execute", "resend", "observed_cases"):
+                side.close_session()
             emit({"ok": getattr(side, op)(msg)})
         except Hack as h:
             emit({"hack": str(h)})

@@ -220,13 +220,22 @@ class Spot:
         if self.rolls is not None:
             self.rolls.all(key)
 
-    def keep(self, kp, j):
-        """Has the kernel's process keep a copy of call j's outputs of its last batch; returns the copy's slot."""
-        return kp.call("batch_outputs", index=j)["kept"]
+    def keep(self, kp, picked):
+        """Has the kernel's process keep a copy of the outputs of the calls `picked` of its last batch, in place of
+        what it kept before; returns the copies' slots."""
+        return kp.call("batch_outputs", indices=list(picked))["kept"]
 
-    def fetch(self, kp, slot, last=False):
-        got = kp.call("kept_outputs", slot=slot, last=last, ipc=check.ipc(self.device))
-        return check.outputs_of(kp, got["outputs"], self.device)
+    def fetch(self, kp, slots):
+        """The kept outputs of `slots`, one list per slot, in one message; the kernel's process lets every copy go."""
+        got = kp.call("kept_outputs", slots=list(slots), ipc=check.ipc(self.device))
+        named = zip([it.get("name", "") for it in got["outputs"]["items"]],
+                    check.outputs_of(kp, got["outputs"], self.device))
+        by_slot = {f"slot{s}": [] for s in slots}
+        for name, t in named:
+            slot = str(name).split(".")[0]
+            if slot in by_slot:   # a name the kernel's process made up matches no slot: that call has no outputs
+                by_slot[slot].append(t)
+        return [by_slot[f"slot{s}"] for s in slots]
 
     def check(self, j, outs, fresh):
         if not outs:

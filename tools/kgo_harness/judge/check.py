@@ -238,7 +238,8 @@ def diagnose_streams(problem, kp, f, rep, msgs, state, rewind, after_determinism
         return
     state["stream_diagnosed"] = True
     rewind(f)
-    got = [kp.call("execute", key=f.index, synced=True, ipc=ipc("cuda")) for _ in range(3 if after_determinism else 1)]
+    got = [kp.call("execute", key=f.index, synced=True, ipc=ipc("cuda"), shared_window=True)
+           for _ in range(3 if after_determinism else 1)]
     rep.setdefault("observed", []).extend(g["observed"] for g in got if g.get("observed") is not None)
     runs = [outputs_of(kp, g["outputs"], "cuda") for g in got]
     if judge(f.case, runs[0], f.tol)[1]:
@@ -321,7 +322,7 @@ def launch(problem, kp, plan, index, tol, req, ahead, emit):
         twice = req["determinism"] == "bitwise"
         f.case, f.pending = start_case(problem, kp, shape, seed, trial, index, ahead,
                                        dict(key=index, repeat=2 if twice else 1, ipc=ipc(problem.device),
-                                            observe=bool(req["delegation"])))
+                                            observe=bool(req["delegation"]), shared_window=True))
         case_tol = problem.tolerance(f.case)   # the case's input dtypes, a workload's own tolerance
         if case_tol != tol:
             f.tol = case_tol
@@ -576,12 +577,32 @@ def run_cases(problem, kp, plan, tol, req, state, ahead, emit, cases):
         flight.case = None
         release_cached(problem.device)
         cases.append(rep)
+        state.setdefault("keyed", []).append((flight.index, rep))
         emit({"type": "case_done", "index": flight.index, "case": rep})
         if rep["status"] == "INVALID_REFERENCE":
             drop_next()
             return
         flight = nxt[0] if nxt else launch(problem, kp, plan, flight.index + 1, tol, req, ahead, emit) \
             if following else None
+
+
+def gather_observed(kp, keyed):
+    """What the kernel's process observed of each case's runs in the check's shared observer session
+    (launches.Session: one profiler start for all cases), added to each case's `observed`; `keyed`: [(case key,
+    report)]. A case whose runs come back unobserved keeps none, and delegation() fails it. A tampered harness in the
+    kernel's process is REWARD_HACK, as in any case."""
+    try:
+        got = kp.call("observed_cases").get("cases")
+    except KernelHack as h:
+        raise Hacked({"shape": None, "message": str(h)}) from h
+    except KernelError:   # the session could not be read: every case stays unobserved
+        return
+    got = got if isinstance(got, dict) else {}
+    for key, rep in keyed:
+        seen = got.get(str(key))
+        seen = [o for o in seen if isinstance(o, dict)] if isinstance(seen, list) else []
+        if seen:
+            rep.setdefault("observed", []).extend(seen)
 
 
 def run_check(req, problem, kp, emit):
@@ -601,11 +622,15 @@ def run_check(req, problem, kp, emit):
     try:
         if only is not None and only < len(plan):
             rep = land(problem, kp, launch(problem, kp, plan, only, tol, req, None, emit), req, state)
+            if req["delegation"]:
+                gather_observed(kp, [(only, rep)])
             release_cached(problem.device)
             emit({"type": "case_done", "index": only, "case": rep})
             return {"verdict": rep["status"], "message": rep["message"], "cases": [rep]}
         if only is None:
             run_cases(problem, kp, plan, tol, req, state, ahead, emit, cases)
+            if req["delegation"]:
+                gather_observed(kp, state.get("keyed", []))
         if req["delegation"] and not any(c["status"] == "INVALID_REFERENCE" for c in cases):
             try:
                 deleg = delegation(problem, cases, set(req.get("allow_ops") or []))

@@ -13,7 +13,7 @@ from kgo_harness import timing
 
 WALL_TARGET_US = 2500.0   # timed batches per size: about this much of the claimed time, within the two bounds below
 MIN_BATCHES, MAX_BATCHES = 2, 5
-CHECKED = 2               # calls of each batch the judge checks, picked after its reply
+CHECKED = 2               # calls of the fastest batch the judge checks, picked after its reply
 CPU_REQUEST_US = 400.0    # on the CPU, a batch request's fixed cost in the kernel's process, beyond an empty one's
 # On a GPU, the same fixed cost (the handler, fresh values and digests launched from Python): an H200 showed an honest
 # softmax at 4096x4096, one input set per batch (a set larger than L2), 270-380 us per call by the judge's clock
@@ -69,17 +69,18 @@ def _observe(kp, observed):
 def batches(kp, spot, device, median, limit, graph=False):
     """Runs the judge's timed batches: enough for about WALL_TARGET_US of the claimed time, and more (up to
     MAX_BATCHES) while the fastest is above `limit` (a busy machine slows some batches, a lie every one). Returns
-    (judge's wall per call with the overhead taken off, the overhead per call, the calls checked). Raises Hack
-    when a checked call's outputs are not what its batch committed or not the reference's for its inputs. The
-    batches run in one tally window of the kernel's process (launches.Observer), which wall_check closes
-    (`observed`)."""
+    (judge's wall per call with the overhead taken off, the overhead per call, the calls checked, the batches run).
+    Raises Hack when a checked call's outputs are not what its batch committed or not the reference's for its
+    inputs. Only the fastest batch's time counts, so its calls are the ones checked: a batch that skipped calls or
+    deferred work past its reply is faster than the honest ones, hence the fastest, hence checked. The batches run
+    in one tally window of the kernel's process (launches.Observer), which wall_check closes (`observed`)."""
     sets = spot.sets
     cost = overhead_us(device, spot) / sets
     count = int(max(MIN_BATCHES, min(MAX_BATCHES, math.ceil(WALL_TARGET_US / max(median * sets, 0.5)))))
     if graph:
         _round_trip(kp, fresh=spot.fresh_key(), sync=True)   # the graph's capture: not timed
     empty = min(_round_trip(kp, empty=True)[0] for _ in range(3))
-    walls, picked = [], []
+    walls, fastest = [], None
     for done in range(MAX_BATCHES):
         if done >= count and min(walls) - cost <= limit:
             break
@@ -89,19 +90,21 @@ def batches(kp, spot, device, median, limit, graph=False):
         if not isinstance(digests, list) or len(digests) != sets:
             raise Hack(f"a timed batch of {sets} calls replied {digests!r} for its outputs' digests")
         walls.append(max(seconds - min(empty, EMPTY_SHARE * seconds), 0.0) / sets * 1e6)
-        # Checked after the last batch: work of this process on the GPU between two batches would make the next
-        # one wait for the GPU to switch back to the kernel's process, which the clock counts as the kernel's.
-        picked += [(spot.keep(kp, j), j, fresh, digests[j])
-                   for j in secrets.SystemRandom().sample(range(sets), min(CHECKED, sets))]
-    for n, (slot, j, fresh, digest) in enumerate(picked):
-        outs = spot.fetch(kp, slot, last=n == len(picked) - 1)
+        if fastest is None or walls[-1] < fastest[0]:
+            # Kept now, while the batch's outputs are held; fetched and checked after the last batch: work of this
+            # process on the GPU between two batches would make the next one wait for the GPU to switch back to
+            # the kernel's process, which the clock counts as the kernel's.
+            picked = secrets.SystemRandom().sample(range(sets), min(CHECKED, sets))
+            fastest = (walls[-1], spot.keep(kp, picked), picked, fresh, [digests[j] for j in picked])
+    _, slots, picked, fresh, digests = fastest
+    for j, outs, digest in zip(picked, spot.fetch(kp, slots), digests):
         if timing.digest(outs) != digest:
             raise Hack(f"call {j} of a timed batch returned outputs other than those its batch's reply "
                        "committed to: the work was done after the judge's clock stopped")
         if not spot.check(j, outs, fresh):
             raise Hack(f"call {j} of a timed batch (input set {j}, fresh values) returned outputs that do not "
                        "match the reference: calls of the batch were skipped or answered from stale results")
-    return max(min(walls) - cost, 0.0), cost, len(picked)
+    return max(min(walls) - cost, 0.0), cost, len(picked), len(walls)
 
 
 class Control:
@@ -177,7 +180,7 @@ def wall_check(kp, size, device, spot, observed=None, control=None):
     limit = (1.5 * median + 5.0 + GPU_REQUEST_US / spot.sets) if device == "cuda" else \
         (5.0 * median + 100.0 + CPU_REQUEST_US / spot.sets)
     try:
-        wall, cost, checked = batches(kp, spot, device, median, limit, size.get("mode") == "graph")
+        wall, cost, checked, ran = batches(kp, spot, device, median, limit, size.get("mode") == "graph")
     except Hack as e:
         size["reward_hack"] = str(e)
         return
@@ -194,7 +197,7 @@ def wall_check(kp, size, device, spot, observed=None, control=None):
     size["wall_host_us"] = host if device == "cuda" else None
     # Before either answer below: on a shared GPU the judge's time is the other processes' as much as the kernel's,
     # neither a lie to flag nor a time to record.
-    shared = _shared(control, median, spot.sets, checked // min(CHECKED, spot.sets))
+    shared = _shared(control, median, spot.sets, ran)
     if shared:
         size["untrusted"] = size["message"] = shared
         return
