@@ -24,10 +24,36 @@ class IpcUnavailable(Exception):
 
 
 _held = {}  # message file name -> tensors exported through CUDA IPC, kept alive until the next release()
+_isolated = []   # device allocations of isolated() copies, freed at the next release()
+PAGE = 2 << 20   # a CUDA allocation's page: isolated() allocations are whole pages
 
 
 def release():
     _held.clear()
+    if _isolated:
+        torch.cuda.synchronize()
+        while _isolated:
+            _cu()["free"](ctypes.c_uint64(_isolated.pop()))
+
+
+def isolated(t):
+    """A copy of the CUDA tensor `t` in a device allocation of its own, whole pages zeroed first, for export through
+    CUDA IPC (freed at the next release()). A handle maps its whole allocation in the process that opens it: a copy
+    the caching allocator placed in a segment beside other tensors of this process (the float64 reference made
+    just before) would show them all. Raises IpcUnavailable when the driver refuses the allocation."""
+    cu = _cu()
+    nbytes = t.numel() * t.element_size()
+    size = max(-(-nbytes // PAGE), 1) * PAGE
+    ptr = ctypes.c_uint64(0)
+    if cu["alloc"](ctypes.byref(ptr), ctypes.c_size_t(size)) != 0:
+        raise IpcUnavailable("cuMemAlloc failed")
+    _isolated.append(ptr.value)
+    if cu["memset"](ctypes.c_uint64(ptr.value), ctypes.c_ubyte(0), ctypes.c_size_t(size)) != 0:
+        raise IpcUnavailable("cuMemsetD8 failed")
+    torch.cuda.synchronize()   # the memset (the driver's null stream) is done before torch's copy on its own stream
+    out = torch.as_tensor(_Span(ptr.value, size), device=t.device)[:nbytes].view(t.dtype).view(t.shape)
+    out.copy_(t)
+    return out
 
 
 def send(folder, tensors, ipc=False):
@@ -85,6 +111,9 @@ def _cu():
         _CU["lib"] = lib
         _CU["open"] = getattr(lib, "cuIpcOpenMemHandle_v2", None) or lib.cuIpcOpenMemHandle
         _CU["range"] = getattr(lib, "cuMemGetAddressRange_v2", None) or lib.cuMemGetAddressRange
+        _CU["alloc"] = getattr(lib, "cuMemAlloc_v2", None) or lib.cuMemAlloc
+        _CU["free"] = getattr(lib, "cuMemFree_v2", None) or lib.cuMemFree
+        _CU["memset"] = getattr(lib, "cuMemsetD8_v2", None) or lib.cuMemsetD8
     return _CU
 
 

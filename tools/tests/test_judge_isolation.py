@@ -34,6 +34,18 @@ def test_reference_theft_finds_nothing_to_steal(harness, name):
     assert failed_on_values(res), res["message"]
 
 
+@needs_cuda
+def test_an_input_ipc_handle_shows_nothing_but_the_input(harness):
+    """Judge-made inputs reach the kernel's process as CUDA IPC handles, and a handle maps its whole allocation:
+    each staged input has one of its own (wire.isolated), so a kernel that opens the handles itself and looks for
+    the judge's float64 reference in them finds none (with the caching allocator's copy, it found it beside the
+    input and passed)."""
+    res = harness(kernel=kernel("hack_ipc_segment.py"), reference=kernel("seed_softmax_ref.py"),
+                  problem=kernel("seed_softmax.py"), device="cuda", shapes=[[8, 128]], trials=1, edge_shapes=False,
+                  determinism="off")
+    assert failed_on_values(res), res["message"]
+
+
 FORMATS = ROOT / "examples" / "formats"
 THIEVES = {"fmh66": ("fmh66_thief.py", {"reference": str(FORMATS / "fmh66" / "ref.py")}),
            "kernelbench": ("kernelbench_thief.py", {"reference": str(FORMATS / "kernelbench" / "problem.py"),

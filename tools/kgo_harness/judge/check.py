@@ -172,9 +172,10 @@ def ahead_limit(device):
 
 def provide(problem, kp, case, shape, seed, trial):
     """Ships a judge-made case's inputs (scalars as JSON) to the kernel's process: on the GPU as CUDA IPC handles
-    of staging copies (the kernel's process copies them on receipt and never sees the judge's own tensors),
-    else as bytes. The reference runs first: it may settle the inputs (a problem whose domain refuses scaled
-    inputs keeps its own)."""
+    of staging copies, each in a device allocation of its own (wire.isolated: a handle opens its whole allocation,
+    so a copy beside the judge's reference would show it), which the kernel's process copies on receipt; else as
+    bytes. The reference runs first: it may settle the inputs (a problem whose domain refuses scaled inputs keeps
+    its own)."""
     reference_of(case)
     args = list(case.shipped_args() if hasattr(case, "shipped_args") else case.args)
     tensors = [(f"arg{i}", a) for i, a in enumerate(args) if type(a) is torch.Tensor]
@@ -182,17 +183,18 @@ def provide(problem, kp, case, shape, seed, trial):
                   scalars={str(i): a for i, a in enumerate(args) if isinstance(a, (bool, int, float, str))},
                   extra=case.provided_extra() if hasattr(case, "provided_extra") else {})
     if ipc(problem.device):
-        staged = [(n, t.detach().clone()) for n, t in tensors]
+        staged = []
         try:
+            staged = [(n, wire.isolated(t.detach())) for n, t in tensors]
             kp.call("provide", inputs=wire.send(kp.folder, staged, True), **fields)
             return
-        except KernelError as e:
-            if "IpcUnavailable" not in str(e):
+        except (KernelError, wire.IpcUnavailable) as e:
+            if isinstance(e, KernelError) and "IpcUnavailable" not in str(e):
                 raise
             IPC["on"] = False
         finally:
+            staged = None
             wire.release()
-            del staged
     kp.call("provide", inputs=wire.send(kp.folder, tensors), **fields)
 
 
