@@ -178,6 +178,58 @@ def test_landlock_alone_still_holds(tmp_path):
     assert res["verdict"] in ("FAIL", "REWARD_HACK") and "forged" not in res["message"], res["message"]
 
 
+SHM_PROBE = """
+import json as _json, os as _os
+_own = _os.path.dirname(_os.path.dirname(_os.environ["HOME"]))   # HOME: <own folder>/rw/home
+
+
+def _ls(path):
+    try:
+        _os.listdir(path)
+        return "listed"
+    except OSError:
+        return "denied"
+
+
+def _read(path):
+    try:
+        with open(path) as _f:
+            return _f.read()
+    except OSError:
+        return "denied"
+
+
+probe("shm", _json.dumps({"shm": _ls("/dev/shm"), "root": _ls(_os.path.dirname(_own)), "own": _ls(_own),
+                          "planted": _read("__PLANTED__")}))
+"""
+
+
+def test_a_cell_reads_nothing_of_dev_shm_but_its_own_folder(harness, tmp_path):
+    """Every cell folder of a judge lies under one root in /dev/shm (where kgo runs as root, every cell is the same
+    user), beside other programs' shared memory: a kernel lists neither /dev/shm nor its judge's root, and reads no
+    file there but its own folder's (confine.read_paths: /dev's entries but shm). With /dev readable whole, as
+    before, it listed both and read a file another process left in /dev/shm."""
+    import json
+    import uuid
+    from conftest import PROBE
+    planted = pathlib.Path("/dev/shm") / f"kgo-test-planted-{uuid.uuid4().hex}"
+    if not planted.parent.is_dir():
+        pytest.skip("no /dev/shm here")
+    planted.write_text("secret")
+    planted.chmod(0o644)
+    try:
+        (tmp_path / "probe").mkdir()
+        v1 = (ROOT / "templates" / "ops" / "softmax" / "v1_baseline.py").read_text()
+        (tmp_path / "probe" / "kernel.py").write_text(PROBE + SHM_PROBE.replace("__PLANTED__", str(planted)) + v1)
+        mark = harness.mark()
+        res = harness(**request(tmp_path / "probe" / "kernel.py"))
+    finally:
+        planted.unlink()
+    assert res["verdict"] == "PASS", res["message"]
+    seen = json.loads(harness.probes(mark, "shm")[0])
+    assert seen == {"shm": "denied", "root": "denied", "own": "listed", "planted": "denied"}, seen
+
+
 def test_the_cell_learns_no_seed_before_its_cases(harness, tmp_path):
     """The request a kernel process is loaded with carries no base seed (each case's comes with the case), so a
     kernel cannot make its inputs and prepare their answers at import. Without the defence it reads 12345."""

@@ -198,6 +198,7 @@ def confine(rw, namespaces):
     Landlock's first layer (writes: `rw` and every identity's compile cache, $KGO_CELL_CACHE). Returns {"user",
     "landlock"}; raises Refused where Landlock fails and the policy wants it."""
     from kgo_harness.cell import landlock
+    _OWN["folder"] = os.path.dirname(os.path.realpath(rw))
     shared_write = [p for p in (os.environ.get("KGO_CELL_CACHE"),) if p]
     user = None
     if os.geteuid() == 0 and "mount" in namespaces and "pid" in namespaces:
@@ -274,10 +275,25 @@ def narrow(write):
     return landlock.restrict(read=read_paths(), write=[*write, *_device_files()])
 
 
+_OWN = {}   # the cell's own folder (its src/ and rw/), set by confine()
+
+
+def _devices():
+    """/dev's entries but shm: under /dev/shm live the other cells' folders of every judge (the same user's, when
+    kgo runs as root: all cells share one), a baseline process's reference outputs in flight among them."""
+    try:
+        names = [os.path.join("/dev", n) for n in os.listdir("/dev") if n != "shm"]
+    except OSError:
+        return set()
+    # Links (/dev/stderr, /dev/fd: into /proc, which is read anyway) name no device a rule could hold.
+    return {p for p in names if not os.path.islink(p)}
+
+
 def read_paths():
     """What a cell may read: system folders, the interpreter and every folder of its import path, the harness,
-    PATH and LD_LIBRARY_PATH folders (compilers, CUDA), the CUDA toolkit, devices and the cell's own files."""
-    paths = set(SYSTEM_READ) | {"/dev"}
+    PATH and LD_LIBRARY_PATH folders (compilers, CUDA), the CUDA toolkit, devices and the cell's own folder (not
+    its judge's root of cell folders, nor the rest of /dev/shm)."""
+    paths = set(SYSTEM_READ) | _devices()
     for p in (sys.prefix, sys.base_prefix, sys.exec_prefix, os.path.dirname(os.path.realpath(sys.executable)),
               os.path.dirname(sys.executable)):
         paths.add(p)
@@ -288,9 +304,8 @@ def read_paths():
         for p in os.environ.get(var, "").split(os.pathsep):
             if p and os.path.isabs(p):
                 paths.update({p, os.path.realpath(p)})
-    folder = os.environ.get("KGO_CELL_ROOT")
-    if folder:
-        paths.add(folder)
+    if _OWN.get("folder"):
+        paths.add(_OWN["folder"])
     # The protocol's names and defaults, which the harness's modules read at import (schemas/harness/ beside tools/).
     harness = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     paths.add(os.path.join(os.path.dirname(os.path.dirname(harness)), "schemas", "harness"))

@@ -206,13 +206,14 @@ class KernelProcess:
 
 def cell_environment(rw):
     """The environment a kernel process starts with: its writes go to its own folder until its identity's cache is
-    known; KGO_CELL_ROOT is the folder of every cell's read-only copies."""
+    known."""
     return {**confine.environment(rw, os.path.join(rw, "cache")), **cell_places()}
 
 
 def cell_places():
-    """Where every cell of this judge reads its copies (KGO_CELL_ROOT) and keeps its compile caches (KGO_CELL_CACHE)."""
-    return {"KGO_CELL_ROOT": cellfs.root(), "KGO_CELL_CACHE": cellfs.cache_root()}
+    """Where every cell keeps its compile caches (KGO_CELL_CACHE). A cell reads only its own folder of this judge's
+    root (confine.read_paths)."""
+    return {"KGO_CELL_CACHE": cellfs.cache_root()}
 
 
 def cell_summary(reported, unconfined):
