@@ -5,6 +5,7 @@ import ctypes
 import itertools
 import os
 import pathlib
+import stat
 
 import torch
 
@@ -174,6 +175,29 @@ class _Span:
         self.__cuda_array_interface__ = {"shape": (nbytes,), "typestr": "|u1", "data": (ptr, False), "version": 2}
 
 
+def _read_own(path, name):
+    """The bytes of a tensor file the other process wrote in its folder, as a uint8 tensor (None when empty), and its
+    size. Read through one descriptor that refuses a link: a kernel's process that put a symbolic or hard link there
+    would have the judge read, with the judge's rights, a file the cell cannot (another cell's reply in flight)."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC)
+    except OSError as e:
+        raise WireError(f"tensor file {name!r} is not one the harness writes ({e.strerror})") from e
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode) or st.st_nlink != 1:
+            raise WireError(f"tensor file {name!r} is not one the harness writes (a link or not a plain file)")
+        if not st.st_size:
+            return None, 0
+        buf = bytearray(st.st_size)
+        with os.fdopen(os.dup(fd), "rb") as f:
+            if f.readinto(buf) != st.st_size:
+                raise WireError(f"tensor file {name!r} changed while it was read")
+        return torch.frombuffer(buf, dtype=torch.uint8), st.st_size
+    finally:
+        os.close(fd)
+
+
 def receive(folder, message, device):
     """The tensors of a `send` description, on `device`; rejected values come back as their description (a
     string). The file is removed."""
@@ -184,8 +208,7 @@ def receive(folder, message, device):
         raise WireError(f"tensor file name {name!r} is not one the harness writes")
     path = pathlib.Path(folder) / name
     try:
-        size = path.stat().st_size
-        blob = torch.from_file(str(path), shared=False, size=size, dtype=torch.uint8) if size else None
+        blob, size = _read_own(path, name)
     finally:
         path.unlink(missing_ok=True)
     out = []

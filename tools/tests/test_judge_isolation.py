@@ -46,6 +46,40 @@ def test_an_input_ipc_handle_shows_nothing_but_the_input(harness):
     assert failed_on_values(res), res["message"]
 
 
+def test_a_linked_reply_file_is_not_read_by_the_judge(harness, tmp_path):
+    """The kernel's process hands its outputs back as files in its folder, which the judge reads with its own
+    rights: a kernel that replaces them with links to a file the cell cannot read (another cell's reply in flight;
+    here a planted file of 12345.0) gets its reply refused (wire.receive: one descriptor, no link followed), not
+    that file judged as its outputs (before: the judge read it, "got 12345.0")."""
+    import numpy as np
+    target = tmp_path / "outside.bin"
+    np.full(8 * 256, 12345.0, dtype=np.float32).tofile(target)
+    probe = tmp_path / "linker.py"
+    probe.write_text(f"""import gc, os, torch
+_side = next(o for o in gc.get_objects() if type(o).__name__ == "KernelSide")
+_execute = _side.execute
+
+
+def _linked(msg):
+    out = _execute(msg)
+    for m in out.get("outputs") or []:
+        path = os.path.join(_side.folder, m["file"])
+        os.unlink(path)
+        os.symlink({str(target)!r}, path)
+    return out
+
+
+_side.execute = _linked
+
+
+def triton_softmax(x):
+    return torch.softmax(x, dim=-1)
+""")
+    res = check(harness, str(probe), shapes=[[8, 256]], delegation=False)
+    assert res["verdict"] == "FAIL", res["message"]
+    assert "12345" not in res["message"] and "not one the harness writes" in res["message"], res["message"]
+
+
 FORMATS = ROOT / "examples" / "formats"
 THIEVES = {"fmh66": ("fmh66_thief.py", {"reference": str(FORMATS / "fmh66" / "ref.py")}),
            "kernelbench": ("kernelbench_thief.py", {"reference": str(FORMATS / "kernelbench" / "problem.py"),
