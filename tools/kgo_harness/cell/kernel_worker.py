@@ -195,12 +195,11 @@ class KernelSide:
         return self.session
 
     def close_session(self):
-        """Stops the check's shared session (None when none runs); its windows stay readable until the next one.
-        Called before every request that is not part of a check's cases, so a session never covers other calls."""
+        """Stops the check's shared session, if one runs; its windows stay readable until the next one. Called before
+        every request that is not part of a check's cases, so a session never covers other calls."""
         session, self.session = self.session, None
         if session is not None:
             session.stop()
-        return session
 
     def observed_cases(self, msg):
         """What the shared session saw of each case's runs since it started: {case key: [report per request]}."""

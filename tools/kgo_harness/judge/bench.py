@@ -49,10 +49,20 @@ def refresh_like(cases, said, fresh, samples, originals=None):
     return None
 
 
+def grouped(kp, message, device, labels):
+    """The outputs of a kernel-process message named `<label>.out<i>`, one list per label in `labels` (a name the
+    kernel's process made up matches none and is dropped: that call has no outputs)."""
+    by = {label: [] for label in labels}
+    for name, t in zip([it.get("name", "") for it in message["items"]], check.outputs_of(kp, message, device)):
+        label, dot, _ = str(name).partition(".")
+        if dot and label in by:
+            by[label].append(t)
+    return [by[label] for label in labels]
+
+
 def per_set(kp, message, device, sets):
     """The outputs of a kernel-process message named `set<r>.out<i>`, grouped by input set r."""
-    named = list(zip([it.get("name", "") for it in message["items"]], check.outputs_of(kp, message, device)))
-    return [[t for n, t in named if str(n).startswith(f"set{r}.")] for r in range(sets)]
+    return grouped(kp, message, device, [f"set{r}" for r in range(sets)])
 
 
 def run_bench(req, problem, kp, emit, ledger):
@@ -228,14 +238,7 @@ class Spot:
     def fetch(self, kp, slots):
         """The kept outputs of `slots`, one list per slot, in one message; the kernel's process lets every copy go."""
         got = kp.call("kept_outputs", slots=list(slots), ipc=check.ipc(self.device))
-        named = zip([it.get("name", "") for it in got["outputs"]["items"]],
-                    check.outputs_of(kp, got["outputs"], self.device))
-        by_slot = {f"slot{s}": [] for s in slots}
-        for name, t in named:
-            slot = str(name).split(".")[0]
-            if slot in by_slot:   # a name the kernel's process made up matches no slot: that call has no outputs
-                by_slot[slot].append(t)
-        return [by_slot[f"slot{s}"] for s in slots]
+        return grouped(kp, got["outputs"], self.device, [f"slot{s}" for s in slots])
 
     def check(self, j, outs, fresh):
         if not outs:

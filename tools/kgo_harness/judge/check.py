@@ -579,7 +579,6 @@ def run_cases(problem, kp, plan, tol, req, state, ahead, emit, cases):
         flight.case = None
         release_cached(problem.device)
         cases.append(rep)
-        state.setdefault("keyed", []).append((flight.index, rep))
         emit({"type": "case_done", "index": flight.index, "case": rep})
         if rep["status"] == "INVALID_REFERENCE":
             drop_next()
@@ -630,9 +629,10 @@ def run_check(req, problem, kp, emit):
             emit({"type": "case_done", "index": only, "case": rep})
             return {"verdict": rep["status"], "message": rep["message"], "cases": [rep]}
         if only is None:
+            first = len(cases)
             run_cases(problem, kp, plan, tol, req, state, ahead, emit, cases)
             if req["delegation"]:
-                gather_observed(kp, state.get("keyed", []))
+                gather_observed(kp, list(enumerate(cases[first:])))   # run_cases appends case i of the plan i-th
         if req["delegation"] and not any(c["status"] == "INVALID_REFERENCE" for c in cases):
             try:
                 deleg = delegation(problem, cases, set(req.get("allow_ops") or []))
