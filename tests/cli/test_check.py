@@ -172,8 +172,11 @@ def test_a_signal_to_kgo_ends_the_whole_harness(workspace, sig):
     from conftest import KGO_BIN, SOURCE_DIR
     (workspace / "kernel.py").write_text(sleeper())
     env = dict(os.environ, KGO_DATA_DIR=str(SOURCE_DIR), KGO_HARNESS_DAEMON="0")
+    # SIGINT as a terminal would deliver it: a shell without job control starts background commands with it ignored,
+    # which kgo, like any program, keeps.
     proc = subprocess.Popen([KGO_BIN, "check", "--workspace", str(workspace), *CPU, "--trials", "1"], env=env,
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     deadline = time.monotonic() + 240
     while time.monotonic() < deadline and len(_tree(proc.pid)) < 3:  # supervisor, judge, kernel process
         time.sleep(0.5)
