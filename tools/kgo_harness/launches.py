@@ -8,6 +8,7 @@ call of the kernel runs in)."""
 import bisect
 import collections
 import functools
+import itertools
 import re
 import sys
 
@@ -340,26 +341,42 @@ class Session:
         return self.cpu
 
     def by_mark(self):
-        """{range name: [ranges, aten ops that began inside one of them]} over the session's events, in one pass
-        (None before `stop`): the calls' ranges follow one another, so an op belongs to the last range begun before
-        it, when it began before that range ended."""
+        """{range name: [ranges, aten ops that began inside one of them]} over the session's events (None before
+        `stop`). An op is a name's when it began inside any of that name's ranges: a range the kernel opens inside
+        a call, under any name, hides none of the call's ops from it."""
         cpu = self.events()
         if cpu is None:
             return None
         if self.marked is None:
-            spans = sorted((start, end, name) for name, _, start, end in cpu
-                           if name.startswith(MARK) or name.startswith(REPLAY))
-            self.marked = {name: [0, set()] for _, _, name in spans}
-            for _, _, name in spans:
-                self.marked[name][0] += 1
-            starts = [s for s, _, _ in spans]
+            self.marked = {}
+            for name, _, start, end in cpu:
+                if name.startswith(MARK) or name.startswith(REPLAY):
+                    self.marked.setdefault(name, [0, set(), []])[0] += 1
+                    self.marked[name][2].append((start, end))
+            spans = sorted((a, b, name) for name, (_, _, ranges) in self.marked.items() for a, b in _union(ranges))
+            starts = [a for a, _, _ in spans]
+            reach = list(itertools.accumulate((b for _, b, _ in spans), max))   # the latest end up to each span
             for name, _, start, _ in cpu:
                 if not name.startswith("aten::"):
                     continue
                 i = bisect.bisect_right(starts, start) - 1
-                if i >= 0 and start <= spans[i][1]:
-                    self.marked[spans[i][2]][1].add(name)
+                while i >= 0 and reach[i] >= start:   # honest calls: one span looked at, as they do not overlap
+                    if spans[i][1] >= start:
+                        self.marked[spans[i][2]][1].add(name)
+                    i -= 1
+            self.marked = {name: [count, ops] for name, (count, ops, _) in self.marked.items()}
         return self.marked
+
+
+def _union(ranges):
+    """The sorted, merged union of (start, end) ranges."""
+    out = []
+    for a, b in sorted(ranges):
+        if out and a <= out[-1][1]:
+            out[-1][1] = max(out[-1][1], b)
+        else:
+            out.append([a, b])
+    return out
 
 
 class Observer:
@@ -374,8 +391,8 @@ class Observer:
     or stop raises: the caller's request fails, and with it the verdict."""
 
     def __init__(self, on=True, profiled=True, session=None):
-        self.on, self.profiled, self.prof, self.own_calls, self.replays = on, profiled, None, [], 0
-        self.session, self.after = session, None
+        self.on, self.profiled, self.own_calls, self.replays = on, profiled, [], 0
+        self.session, self.owned, self.after = session, None, None
         self.mark, self.replay_mark = MARK, REPLAY
         if session is not None:   # this window's own marks among the session's
             session.serial += 1
@@ -383,15 +400,14 @@ class Observer:
 
     def __enter__(self):
         self.before, self.shapes_before = snapshot(), shapes()
-        if not self.on or not self.profiled or self.session is not None:
-            return self   # delegation off, a tally of own launches only (the timed batches), or a shared session
-        self.prof = Session().prof
+        if self.on and self.profiled and self.session is None:
+            self.session = self.owned = Session()   # a window of its own is a session of one window
         return self
 
     def __exit__(self, *exc):
         self.after = (snapshot(), shapes())
-        if self.prof is not None:
-            self.prof.__exit__(*exc)
+        if self.owned is not None:
+            self.owned.stop()
         return False
 
     def call(self, fn, *args):
@@ -421,35 +437,18 @@ class Observer:
             return {"calls": len(self.own_calls), "own_calls": list(self.own_calls), "replays": self.replays,
                     "marks": None, "aten": [], **seen, "profiled": False}
         try:
-            if self.session is not None:
-                got = self.session.by_mark()
-                if got is None:
-                    return None
-                calls, replays = (got.get(m, [0, set()]) for m in (self.mark, self.replay_mark))
-                return {"calls": len(self.own_calls), "own_calls": list(self.own_calls), "replays": self.replays,
-                        "marks": calls[0] + replays[0], "aten": sorted(calls[1] | replays[1]), **seen,
-                        "profiled": True}
-            if self.prof is not None:
-                cpu = read_events(self.prof.kineto_results.events())
-            else:
-                cpu = None
+            got = self.session.by_mark() if self.session is not None else None
         except (AttributeError, TypeError) as e:   # a torch whose event API this reader does not know
             import sys
             import torch
             sys.stderr.write(f"kgo observer: torch {torch.__version__}'s profiler events unreadable ({e}); the "
                              "calls count as not observed\n")
             return None
-        if cpu is None:
+        if got is None:
             return None
-        marks = [e for e in cpu if e[0] in (self.mark, self.replay_mark)]
-        spans = sorted((start, end) for _, _, start, end in marks)
-
-        def inside(t):
-            return any(a <= t <= b for a, b in spans)
-        mine = {cid: name for name, cid, start, _ in cpu if name in (self.mark, self.replay_mark) or inside(start)}
-        aten = {n for n in mine.values() if n.startswith("aten::")}
+        calls, replays = (got.get(m, [0, set()]) for m in (self.mark, self.replay_mark))
         return {"calls": len(self.own_calls), "own_calls": list(self.own_calls), "replays": self.replays,
-                "marks": len(marks), "aten": sorted(aten), **seen, "profiled": True}
+                "marks": calls[0] + replays[0], "aten": sorted(calls[1] | replays[1]), **seen, "profiled": True}
 
 
 def since(before, now):

@@ -218,6 +218,16 @@ def test_a_kernel_that_stops_the_shared_profiler_loses_its_observation(harness):
     assert "lost calls" in res["delegation"]["message"], res["delegation"]
 
 
+@pytest.mark.parametrize("device", DEVICES)
+def test_ranges_the_kernel_opens_under_the_observers_names_hide_none_of_its_ops(harness, device):
+    """Empty ranges opened inside each call under the observer's own names, then torch's softmax: an op is a call's
+    when it began inside any of that call's ranges, not only the one begun last before it (which hid the softmax)."""
+    res = check(harness, "hack_deleg_nested_mark.py", "softmax", device)
+    assert all(c["status"] == "PASS" for c in res["cases"])   # torch's answers are right...
+    assert res["verdict"] == "FAIL" and res["culprit"] == "delegation", res["message"]
+    assert "aten::softmax" in res["delegation"]["reference_ops_called"], res["delegation"]
+
+
 def test_an_observer_whose_call_ranges_were_emptied_is_tampering(harness):
     """The observer's call range replaced by one that closes at once (the work falls outside it) is a rebound
     profiler primitive: REWARD_HACK, not a pass on a decoy launch."""

@@ -145,12 +145,17 @@ def observed_run():
 
 
 def report_with(ob, wrap, extra=()):
-    real = ob.prof.kineto_results
-    ob.prof.kineto_results = Results([wrap(e) for e in real.events()] + list(extra))
+    """The observer's report read from its events as `wrap` gives them (and `extra` events), the session's read
+    of them made afresh before and after."""
+    s = ob.session
+    real = s.prof.kineto_results
+    s.prof.kineto_results = Results([wrap(e) for e in real.events()] + list(extra))
+    s.cpu = s.marked = None
     try:
         return ob.report()
     finally:
-        ob.prof.kineto_results = real
+        s.prof.kineto_results = real
+        s.cpu = s.marked = None
 
 
 @pytest.mark.parametrize("api", ["local", "2.11"])
@@ -168,7 +173,7 @@ def test_a_runtime_event_is_not_read_as_an_op(api):
     """A CUDA runtime event (should a profiler in the process trace the runtime) inside a call, whose id (of CUPTI's
     count) is the id of a harness op outside the calls, and a device event: neither is read as one of the ops."""
     ob = observed_run()
-    events = list(ob.prof.kineto_results.events())
+    events = list(ob.session.prof.kineto_results.events())
     cpu = DeviceType.CPU
     outside = next(e for e in events if e.device_type() == cpu and e.name() == "aten::mul")
     mark = next(e for e in events if e.device_type() == cpu and e.name() == launches.MARK)
@@ -207,6 +212,29 @@ def test_observers_sharing_one_session_each_report_their_own_calls():
         alone.call(lambda x: x.sigmoid(), a)
         alone.call(lambda x: x.neg(), a)
     assert alone.report()["aten"] == got[1]["aten"]
+
+
+def test_a_range_opened_inside_a_call_hides_none_of_its_ops():
+    """Ranges a call opens and closes under the observers' names (its own and another's) before its work: the work
+    began inside the call's range, so it is the call's, in a window of its own and in a shared session."""
+    a = torch.ones(64)
+
+    def work(x):
+        for name in (launches.MARK, f"{launches.MARK}#1", f"{launches.MARK}#2"):
+            with launches._mark(name):
+                pass
+        return x.tanh()
+    session = launches.Session()
+    with launches.Observer(session=session) as first:
+        first.call(lambda x: x.neg(), a)
+    with launches.Observer(session=session) as second:
+        second.call(work, a)
+    session.stop()
+    with launches.Observer() as alone:
+        alone.call(work, a)
+    for ob in (second, alone):
+        assert "aten::tanh" in ob.report()["aten"], ob.report()
+    assert "aten::neg" in first.report()["aten"]
 
 
 def test_an_unreadable_event_api_is_a_missing_observation(capfd):
