@@ -212,10 +212,12 @@ def test_a_vendor_library_reached_through_cffi_is_delegation(harness, tmp_path, 
 
 def test_a_kernel_that_stops_the_shared_profiler_loses_its_observation(harness):
     """A check's cases share one profiler session: a kernel that stops it in its third call, then lets torch work,
-    leaves every later call without its range, and the check fails on the calls the observer lost."""
+    leaves every later call without its range, and the check fails on the calls the observer lost (torch 2.11, whose
+    session the kernel stopped reads no events at all: on the calls not observed)."""
     res = check(harness, "hack_profiler_stop.py", "softmax", "cpu")
     assert res["verdict"] == "FAIL" and res["culprit"] == "delegation", res["message"]
-    assert "lost calls" in res["delegation"]["message"], res["delegation"]
+    message = res["delegation"]["message"]
+    assert "lost calls" in message or "calls were not observed" in message, res["delegation"]
 
 
 @pytest.mark.parametrize("device", DEVICES)
