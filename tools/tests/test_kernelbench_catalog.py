@@ -7,6 +7,7 @@ import pathlib
 import pytest
 import torch
 
+from conftest import ROOT
 from kgo_harness.formats import contract_kernelbench as kb
 from kgo_harness.formats import kernelbench_catalog as kc
 
@@ -223,7 +224,7 @@ def test_custom_message_names_the_flags():
 
 # Real KernelBench level-1 problems, read from the gitignored bench/.kernelbench (bench/README.md says how to
 # extract it) or $KGO_KERNELBENCH; skipped when absent. Their sizes are shrunk through their module globals.
-KB = os.environ.get("KGO_KERNELBENCH") or pathlib.Path(kc.__file__).parents[2] / "bench" / ".kernelbench"
+KB = os.environ.get("KGO_KERNELBENCH") or ROOT / "bench" / ".kernelbench"
 LEVEL1 = pathlib.Path(KB) / "KernelBench" / "level1"
 
 

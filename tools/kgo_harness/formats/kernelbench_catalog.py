@@ -275,13 +275,16 @@ def module_misfit(module, op):
 
 def _window_shape(module, op, x):
     """A pool's [N, C, in..., out..., window...] or a convolution's [N, C, in..., K, out..., window..., G]; the
-    output sizes come from running the module's structure on meta tensors."""
+    output sizes come from running a CPU copy of the module on an empty batch of the input's sizes (torch's own
+    shape rules, no work; meta tensors would give the same, but their first convolution imports sympy, about 0.45 s
+    of a cold judge)."""
     d = int(op[-2])
     if x.dim() not in (d + 1, d + 2):
         return None
     shape = list(x.shape) if x.dim() == d + 2 else [1] + list(x.shape)
     try:
-        out = list(copy.deepcopy(module).to("meta")(torch.empty(shape, device="meta")).shape)
+        with torch.no_grad():
+            out = list(copy.deepcopy(module).to("cpu")(torch.empty([0] + shape[1:])).shape)
     except RuntimeError:
         return None   # settings this input cannot take; the reference says so when it runs
     k = module.kernel_size
