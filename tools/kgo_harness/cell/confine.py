@@ -198,11 +198,10 @@ def confine(rw, namespaces):
     Landlock's first layer (writes: `rw` and every identity's compile cache, $KGO_CELL_CACHE). Returns {"user",
     "landlock"}; raises Refused where Landlock fails and the policy wants it."""
     from kgo_harness.cell import landlock
-    _OWN["folder"] = os.path.dirname(os.path.realpath(rw))
     shared_write = [p for p in (os.environ.get("KGO_CELL_CACHE"),) if p]
     user = None
     if os.geteuid() == 0 and "mount" in namespaces and "pid" in namespaces:
-        _reexpose([*read_paths(), *shared_write], rw)
+        _reexpose([*read_paths(rw), *shared_write], rw)
         os.setgroups([])
         os.setresgid(CELL_UID, CELL_UID, CELL_UID)
         os.setresuid(CELL_UID, CELL_UID, CELL_UID)
@@ -210,7 +209,7 @@ def confine(rw, namespaces):
     if wanted() == "off":
         return {"user": user, "landlock": None}
     try:
-        abi = landlock.restrict(read=read_paths(), write=[rw, *shared_write, *_device_files()])
+        abi = landlock.restrict(read=read_paths(rw), write=[rw, *shared_write, *_device_files()])
     except landlock.Unavailable as e:
         raise Refused(str(e)) from e
     return {"user": user, "landlock": abi}
@@ -267,15 +266,13 @@ def _closed_ancestor(path):
     return None
 
 
-def narrow(write):
-    """Landlock's second layer once the kernel's identity is known: writes only beneath `write`."""
+def narrow(rw, cache):
+    """Landlock's second layer once the kernel's identity is known: writes only beneath `rw` and its identity's
+    compile cache `cache`."""
     from kgo_harness.cell import landlock
     if wanted() == "off":
         return None
-    return landlock.restrict(read=read_paths(), write=[*write, *_device_files()])
-
-
-_OWN = {}   # the cell's own folder (its src/ and rw/), set by confine()
+    return landlock.restrict(read=read_paths(rw), write=[rw, cache, *_device_files()])
 
 
 def _devices():
@@ -289,10 +286,10 @@ def _devices():
     return {p for p in names if not os.path.islink(p)}
 
 
-def read_paths():
-    """What a cell may read: system folders, the interpreter and every folder of its import path, the harness,
-    PATH and LD_LIBRARY_PATH folders (compilers, CUDA), the CUDA toolkit, devices and the cell's own folder (not
-    its judge's root of cell folders, nor the rest of /dev/shm)."""
+def read_paths(rw):
+    """What the cell writing `rw` may read: system folders, the interpreter and every folder of its import path, the
+    harness, PATH and LD_LIBRARY_PATH folders (compilers, CUDA), the CUDA toolkit, devices and the cell's own folder,
+    the one holding `rw` and its src/ (not its judge's root of cell folders, nor the rest of /dev/shm)."""
     paths = set(SYSTEM_READ) | _devices()
     for p in (sys.prefix, sys.base_prefix, sys.exec_prefix, os.path.dirname(os.path.realpath(sys.executable)),
               os.path.dirname(sys.executable)):
@@ -304,8 +301,7 @@ def read_paths():
         for p in os.environ.get(var, "").split(os.pathsep):
             if p and os.path.isabs(p):
                 paths.update({p, os.path.realpath(p)})
-    if _OWN.get("folder"):
-        paths.add(_OWN["folder"])
+    paths.add(os.path.dirname(os.path.realpath(rw)))
     # The protocol's names and defaults, which the harness's modules read at import (schemas/harness/ beside tools/).
     harness = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     paths.add(os.path.join(os.path.dirname(os.path.dirname(harness)), "schemas", "harness"))

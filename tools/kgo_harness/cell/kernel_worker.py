@@ -70,7 +70,7 @@ class KernelSide:
             # Before the kernel's code is imported: from here on this process writes only its folder and its
             # identity's compile cache (a second Landlock layer; the first allowed every identity's cache). Once:
             # a warm harness loads the same identity again for each request, and Landlock stacks at most 16 layers.
-            confine.narrow([self.folder, places["cache"]])
+            confine.narrow(self.folder, places["cache"])
             self.narrowed = True
             confine.use_places(self.folder, places["cache"])
         if self.memory_cap_mb is None:
