@@ -348,12 +348,12 @@ class Session:
         if cpu is None:
             return None
         if self.marked is None:
-            self.marked = {}
+            ranges = collections.defaultdict(list)
             for name, _, start, end in cpu:
                 if name.startswith(MARK) or name.startswith(REPLAY):
-                    self.marked.setdefault(name, [0, set(), []])[0] += 1
-                    self.marked[name][2].append((start, end))
-            spans = sorted((a, b, name) for name, (_, _, ranges) in self.marked.items() for a, b in _union(ranges))
+                    ranges[name].append((start, end))
+            self.marked = {name: [len(r), set()] for name, r in ranges.items()}
+            spans = sorted((a, b, name) for name, r in ranges.items() for a, b in _union(r))
             starts = [a for a, _, _ in spans]
             reach = list(itertools.accumulate((b for _, b, _ in spans), max))   # the latest end up to each span
             for name, _, start, _ in cpu:
@@ -364,7 +364,6 @@ class Session:
                     if spans[i][1] >= start:
                         self.marked[spans[i][2]][1].add(name)
                     i -= 1
-            self.marked = {name: [count, ops] for name, (count, ops, _) in self.marked.items()}
         return self.marked
 
 

@@ -240,9 +240,9 @@ def diagnose_streams(problem, kp, f, rep, msgs, state, rewind, after_determinism
         return
     state["stream_diagnosed"] = True
     rewind(f)
+    # Observed in the check's shared session, under the case's key: gather_observed adds them to the case's report.
     got = [kp.call("execute", key=f.index, synced=True, ipc=ipc("cuda"), shared_window=True)
            for _ in range(3 if after_determinism else 1)]
-    rep.setdefault("observed", []).extend(g["observed"] for g in got if g.get("observed") is not None)
     runs = [outputs_of(kp, g["outputs"], "cuda") for g in got]
     if judge(f.case, runs[0], f.tol)[1]:
         return
