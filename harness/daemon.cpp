@@ -63,10 +63,15 @@ fs::path socket_dir() {
 
 fs::path pid_file(const fs::path& socket) { return fs::path(socket).replace_extension(".pid"); }
 
-// Removes what a daemon that is gone leaves behind: its socket and pid files.
+// The daemon's key, the first line of every request: a kernel's cell can connect to the socket (that takes no
+// read right) but cannot read this file.
+fs::path key_file(const fs::path& socket) { return fs::path(socket).replace_extension(".key"); }
+
+// Removes what a daemon that is gone leaves behind: its socket, key and pid files.
 void forget(const fs::path& socket) {
   std::error_code ec;
   fs::remove(socket, ec);
+  fs::remove(key_file(socket), ec);
   fs::remove(pid_file(socket), ec);
 }
 
@@ -139,10 +144,16 @@ DaemonReply daemon_call(const fs::path& socket, const std::string& line, std::ch
     if (errno == ECONNREFUSED) forget(socket);  // nobody listens: a daemon that died without cleaning up
     return r;
   }
+  auto key = core::try_read_file(key_file(socket));
+  if (!key || key->empty() || key->back() != '\n') {  // not written yet, or not this user's daemon
+    ::close(fd);
+    return r;
+  }
+  const std::string out = *key + line;
   const auto deadline = Clock::now() + timeout;
   size_t sent = 0;
-  while (sent < line.size()) {
-    ssize_t n = ::send(fd, line.data() + sent, line.size() - sent, MSG_NOSIGNAL);
+  while (sent < out.size()) {
+    ssize_t n = ::send(fd, out.data() + sent, out.size() - sent, MSG_NOSIGNAL);
     if (n <= 0) {
       ::close(fd);
       r.kind = DaemonReply::Kind::broken;

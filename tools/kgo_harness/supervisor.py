@@ -3,6 +3,7 @@ its own process group, enforces per-case and total timeouts by killing that grou
 a CRASH verdict, and writes exactly one JSON result. `serve` keeps the worker warm between requests.
 Standard library only, so it starts fast and survives a broken torch install."""
 import collections
+import hmac
 import json
 import os
 import pathlib
@@ -394,6 +395,7 @@ def serve_socket(path, idle_s):
     under a temporary name, then renamed) and is removed on the way out."""
     import socket
     started = time.time()
+    key, key_path = _write_key(path)
     srv = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     tmp = f"{path}.{os.getpid()}.tmp"
     srv.bind(tmp)
@@ -411,18 +413,25 @@ def serve_socket(path, idle_s):
                 break
             with conn:
                 conn.settimeout(60.0)
-                data = b""
+                data, keyed = b"", None
                 try:
-                    while not data.endswith(b"\n"):
+                    while data.count(b"\n") < (2 if keyed else 1):
                         chunk = conn.recv(1 << 16)
                         if not chunk:
                             break
                         data += chunk
+                        if keyed is None and b"\n" in data:
+                            keyed = hmac.compare_digest(data.partition(b"\n")[0].strip(), key)
                 except OSError:
                     continue
                 raw = None
+                line = data.partition(b"\n")[2]
                 try:
-                    raw = read_request(data.decode("utf-8", "replace"))
+                    if not keyed:
+                        raise protocol.RequestError(
+                            "refused: the request does not carry this harness's key (the first line, read from "
+                            f"{key_path}); only kgo, run by this harness's user, can send requests here")
+                    raw = read_request(line.decode("utf-8", "replace"))
                     command = raw.get("command") if isinstance(raw, dict) else None
                     if command in ("ping", "shutdown"):
                         w = session.worker
@@ -446,9 +455,24 @@ def serve_socket(path, idle_s):
         try:
             if os.stat(path).st_ino == ino:
                 os.unlink(path)
+                os.unlink(key_path)
         except OSError:
             pass
     return 0
+
+
+def _write_key(path):
+    """The key that a request to the socket at `path` carries on its first line, written (mode 0600) to the file
+    beside it before the socket appears. Connecting to a Unix socket takes no read right, so Landlock's read rules
+    do not keep a kernel's cell from it; reading the key file does, and the cell's rules exclude its folder."""
+    key = secrets.token_hex(32).encode()
+    key_path = os.path.splitext(path)[0] + ".key"
+    tmp = f"{key_path}.{os.getpid()}.tmp"
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    with os.fdopen(fd, "wb") as f:
+        f.write(key + b"\n")
+    os.replace(tmp, key_path)
+    return key, key_path
 
 
 USAGE = """usage: kgo_harness <check|bench|env|run-once|catalog> [--request FILE]   (request JSON on stdin)

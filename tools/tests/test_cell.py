@@ -353,3 +353,61 @@ def test_a_dead_judges_cell_root_is_removed_by_the_next_judge():
     finally:
         alive.kill()
         shutil.rmtree(kept, ignore_errors=True)
+
+
+def _daemon(tmp_path, env):
+    """`kgo_harness serve --socket` (kgo harness start's warm harness) in a private folder; its socket's path."""
+    import subprocess
+    import time
+    from conftest import ENTRY
+    folder = tmp_path / "run"
+    folder.mkdir(mode=0o700)
+    path = folder / "harness-test.sock"
+    proc = subprocess.Popen([sys.executable, "-I", str(ENTRY), "serve", "--socket", str(path), "--idle", "60"],
+                            stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                            stderr=open(tmp_path / "daemon.stderr", "w"), env={**os.environ, **env}, cwd=ROOT)
+    deadline = time.time() + 60
+    while not path.exists() and time.time() < deadline and proc.poll() is None:
+        time.sleep(0.05)
+    assert path.exists(), (tmp_path / "daemon.stderr").read_text()
+    return proc, path
+
+
+def _call(path, req, key=True):
+    """One request to the daemon, as kgo sends it: its key (read from the file beside the socket) on the first line."""
+    import json
+    lines = [json.dumps(req)]
+    if key:
+        lines.insert(0, path.with_suffix(".key").read_text().strip())
+    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as s:
+        s.connect(str(path))
+        s.sendall(("\n".join(lines) + "\n").encode())
+        data = b""
+        while not data.endswith(b"\n"):
+            chunk = s.recv(1 << 16)
+            if not chunk:
+                break
+            data += chunk
+    return json.loads(data)
+
+
+def test_a_kernel_cannot_queue_requests_on_the_warm_harness(tmp_path):
+    """The warm harness (kgo harness start, the shared judge of a GPU) serves only callers that read its key, a file
+    beside its socket that no cell can read; a kernel that connects to the socket and queues a request of its own
+    (a reference the judge would import outside any cell) is answered with a refusal and nothing of it runs. Landlock
+    alone (the cell of a machine without namespaces, and as kgo's own user) does not stop the connection."""
+    marker = tmp_path / "escaped"
+    payload = tmp_path / "payload.py"
+    payload.write_text(f"open({str(marker)!r}, 'w').write('ran outside the cell')\n")
+    proc, path = _daemon(tmp_path, {"KGO_CELL": "landlock"})
+    try:
+        kernel = written(tmp_path, "hack_harness_socket.py", **{'SOCKET = ""  # __SOCKET__': f"SOCKET = {str(path)!r}",
+                                                                'PAYLOAD = ""  # __PAYLOAD__': f"PAYLOAD = {str(payload)!r}"})
+        res = _call(path, {**request(kernel), "command": "check"})
+        assert res.get("cell", {}).get("confinement") == "landlock" and res["verdict"] == "FAIL", res
+        assert _call(path, {"command": "ping"})["served"] == 1   # answered after the queued request, if any
+        assert _call(path, {"command": "ping"}, key=False)["verdict"] == "ERROR"
+    finally:
+        _call(path, {"command": "shutdown"})
+        proc.wait(timeout=30)
+    assert not marker.exists(), "the kernel's queued request ran its reference outside the cell"
