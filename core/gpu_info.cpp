@@ -73,6 +73,7 @@ std::optional<GpuInfo> parse_smi_line(const std::string& line) {
   } catch (...) {
     // "[N/A]" or "[Not Supported]": no reasons known.
   }
+  if (cells.size() > 11 && cells[11].rfind("GPU-", 0) == 0) g.uuid = cells[11];
   return g;
 }
 
@@ -94,7 +95,7 @@ SmiReport query_nvidia_smi() {
   }
   core::ProcessResult p;
   for (const char* reason_field : {"clocks_event_reasons.active", "clocks_throttle_reasons.active"}) {
-    p = smi({std::string("--query-gpu=") + k_fields + reason_field, "--format=csv,noheader,nounits"});
+    p = smi({std::string("--query-gpu=") + k_fields + reason_field + ",uuid", "--format=csv,noheader,nounits"});
     if (p.ok()) break;
   }
   if (!p.ok()) {
@@ -110,10 +111,17 @@ SmiReport query_nvidia_smi() {
     return r;
   }
   r.available = true;
-  core::ProcessResult head = smi({});
+  // `--version` names the driver's CUDA version without the full table's per-GPU and per-process queries, which
+  // cost a sweep job most of a second on a four-GPU host; drivers whose `--version` lacks it get the table.
+  static const std::regex cuda_re(R"(CUDA Version\s*:\s*([0-9.]+))");
   std::smatch m;
-  static const std::regex cuda_re(R"(CUDA Version:\s*([0-9.]+))");
-  if (std::regex_search(head.out, m, cuda_re)) r.cuda_version = m[1];
+  for (const std::vector<std::string>& args : {std::vector<std::string>{"--version"}, std::vector<std::string>{}}) {
+    core::ProcessResult head = smi(args);
+    if (std::regex_search(head.out, m, cuda_re)) {
+      r.cuda_version = m[1];
+      break;
+    }
+  }
   return r;
 }
 

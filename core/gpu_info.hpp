@@ -20,6 +20,7 @@ struct GpuInfo {
   std::optional<double> sm_clock_mhz, mem_clock_mhz, max_sm_clock_mhz, max_mem_clock_mhz;
   std::optional<double> temperature_c, power_w;
   std::vector<std::string> clock_events;   // active throttle reasons, e.g. "sw_power_cap"
+  std::string uuid;                        // "GPU-..." (empty where the line has no such column)
 };
 
 struct SmiReport {

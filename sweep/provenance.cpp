@@ -3,11 +3,8 @@
 #include <unistd.h>
 
 #include <cstdlib>
-#include <map>
-#include <sstream>
 
 #include "core/files.hpp"
-#include "core/process.hpp"
 #include "core/resources.hpp"
 #include "core/workspace.hpp"
 #include "core/gpu_info.hpp"
@@ -19,25 +16,6 @@ namespace {
 std::optional<std::string> env(const char* name) {
   const char* v = std::getenv(name);
   return v ? std::optional<std::string>(v) : std::nullopt;
-}
-
-// index -> UUID from nvidia-smi (empty without it).
-std::map<int, std::string> gpu_uuids() {
-  std::map<int, std::string> out;
-  if (!core::find_in_path("nvidia-smi")) return out;
-  core::ProcessOptions o;
-  o.timeout = std::chrono::seconds(30);
-  auto p = core::run_process({"nvidia-smi", "--query-gpu=index,uuid", "--format=csv,noheader"}, o);
-  std::stringstream ss(p.out);
-  for (std::string line; std::getline(ss, line);) {
-    auto comma = line.find(',');
-    if (comma == std::string::npos) continue;
-    try {
-      out[std::stoi(line.substr(0, comma))] = line.substr(line.find_first_not_of(' ', comma + 1));
-    } catch (...) {
-    }
-  }
-  return out;
 }
 
 nlohmann::json file_hash(const std::filesystem::path& f) {
@@ -56,10 +34,9 @@ std::string kgo_commit() {
 nlohmann::json pinned_gpu(const std::optional<std::string>& cvd) {
   core::SmiReport smi = core::query_nvidia_smi();
   if (!smi.available) return nullptr;
-  auto uuids = gpu_uuids();
   std::string want = cvd ? cvd->substr(0, cvd->find(',')) : "";
   for (const auto& g : smi.gpus) {
-    std::string uuid = uuids.count(g.index) ? uuids[g.index] : "";
+    const std::string& uuid = g.uuid;
     bool match = want.empty() ? smi.gpus.size() == 1
                               : (want == std::to_string(g.index) || (!uuid.empty() && uuid.rfind(want, 0) == 0));
     if (!match) continue;

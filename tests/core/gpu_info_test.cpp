@@ -33,6 +33,20 @@ TEST(GpuInfoTest, UnsupportedFieldsBecomeAbsent) {
   EXPECT_NE(clocks_text(*g).find("? MHz SM"), std::string::npos);
 }
 
+TEST(GpuInfoTest, TheUuidColumnIsReadWhereTheQueryAskedForIt) {
+  auto g = parse_smi_line("2, NVIDIA H200, 9.0, 580.159.04, 1980, 3201, 1980, 3201, 40, 120.5, 0x0, "
+                          "GPU-4517ac55-1879-a686-0fb0-ed1910f3aab9");
+  ASSERT_TRUE(g);
+  EXPECT_EQ(g->uuid, "GPU-4517ac55-1879-a686-0fb0-ed1910f3aab9");
+  EXPECT_TRUE(g->clock_events.empty());
+  auto without = parse_smi_line("0, Tesla X, 7.0, 470.1, [N/A], [N/A], 1530, 877, 30, [N/A], [Not Supported]");
+  ASSERT_TRUE(without);
+  EXPECT_TRUE(without->uuid.empty());
+  auto na = parse_smi_line("0, Tesla X, 7.0, 470.1, [N/A], [N/A], 1530, 877, 30, [N/A], [Not Supported], [N/A]");
+  ASSERT_TRUE(na);
+  EXPECT_TRUE(na->uuid.empty());
+}
+
 TEST(GpuInfoTest, RejectsShortOrGarbageLines) {
   EXPECT_FALSE(parse_smi_line(""));
   EXPECT_FALSE(parse_smi_line("No devices were found"));
