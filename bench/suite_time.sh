@@ -4,6 +4,9 @@
 # CTest entry per file), then `ctest -j N -L pytest` (one entry per file, a warm harness per file).
 # Usage: bench/suite_time.sh [build-dir] [cores]; writes $OUT/suite_time.md when $OUT is set.
 # SUITE_SERIAL=0 skips the serial side (its ~6 min) and times only `ctest -j N` (every test, gtest too).
+# SUITE_FORK=1 (with SUITE_SERIAL=0): `ctest -j N` twice, old beside new: every one-shot judge importing torch
+# itself (KGO_JUDGE_FORK=0), then forked from the judges' template; each side with a fresh socket folder, so that
+# no template of an earlier run serves it.
 set -euo pipefail
 here="$(cd "$(dirname "$0")/.." && pwd)"
 build="${1:-$here/build}"
@@ -12,6 +15,20 @@ cpus="0-$((cores - 1))"
 out="${OUT:-}"
 export KGO_BIN="$build/cli/kgo" KGO_SOURCE_DIR="$here"
 t0=$(date +%s.%N)
+if [ "${SUITE_SERIAL:-1}" = 0 ] && [ "${SUITE_FORK:-0}" = 1 ]; then
+  for side in 0 auto; do
+    rt=$(mktemp -d /tmp/kgo-suite-rt-XXXXXX)
+    s=$(date +%s.%N)
+    (cd "$build" && XDG_RUNTIME_DIR=$rt KGO_JUDGE_FORK=$side taskset -c "$cpus" ctest -j "$cores" \
+       >/tmp/suite_fork_$side.log 2>&1) || true
+    e=$(date +%s.%N)
+    rm -rf "$rt"
+    eval "wall_$side=\$(python3 -c \"print(f'{$e - $s:.1f}')\")"
+    echo "KGO_JUDGE_FORK=$side: $(eval echo \$wall_$side) s; $(grep -E 'tests passed|tests failed' /tmp/suite_fork_$side.log)"
+  done
+  python3 -c "print(f'forked/own import: {$wall_auto / $wall_0:.2f}x')"
+  exit 0
+fi
 if [ "${SUITE_SERIAL:-1}" = 0 ]; then
   t1=$t0
   (cd "$build" && taskset -c "$cpus" ctest -j "$cores" >/tmp/suite_parallel.log 2>&1) || true

@@ -88,7 +88,8 @@ WarmScope::~WarmScope() {
   if (dir_.empty()) return;
   std::error_code ec;
   for (const auto& e : fs::directory_iterator(dir_ / "kgo", ec)) {
-    if (e.path().extension() != ".sock") continue;
+    // The warm judges' sockets; a judges' template (judges-*.sock) ends by itself once idle.
+    if (e.path().extension() != ".sock" || e.path().filename().string().rfind("harness-", 0) != 0) continue;
     DaemonReply r = daemon_call(e.path(), R"({"command": "shutdown"})" "\n", 5s);
     if (r.kind != DaemonReply::Kind::answered) kill_daemon(e.path());
   }

@@ -165,22 +165,42 @@ def _tree(pid):
     return out
 
 
-@pytest.mark.parametrize("sig", ["SIGTERM", "SIGINT"])
-def test_a_signal_to_kgo_ends_the_whole_harness(workspace, sig):
+def _forked_judges(runtime):
+    """The live processes forked by the judges' template of the socket folder `runtime` (judges and their cells)."""
+    found = {}
+    for entry in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            cmd = open(f"/proc/{entry}/cmdline", "rb").read()
+            ppid = int(open(f"/proc/{entry}/stat").read().rsplit(")", 1)[1].split()[1])
+        except (OSError, IndexError):
+            continue
+        if b"__forker__" in cmd and str(runtime).encode() in cmd:
+            found[int(entry)] = ppid
+    templates = [p for p, parent in found.items() if parent not in found]
+    return [p for t in templates for p in _tree(t)]
+
+
+@pytest.mark.parametrize("sig,fork", [("SIGTERM", "0"), ("SIGTERM", "auto"), ("SIGINT", "auto")])
+def test_a_signal_to_kgo_ends_the_whole_harness(workspace, tmp_path, sig, fork):
+    """Also where the judge is a fork of the judges' template (KGO_JUDGE_FORK=auto), not a descendant of kgo."""
     import signal
     import subprocess
     from conftest import KGO_BIN, SOURCE_DIR
     (workspace / "kernel.py").write_text(sleeper())
-    env = dict(os.environ, KGO_DATA_DIR=str(SOURCE_DIR), KGO_HARNESS_DAEMON="0")
+    runtime = tmp_path / "rt"
+    runtime.mkdir(mode=0o700)
+    env = dict(os.environ, KGO_DATA_DIR=str(SOURCE_DIR), KGO_HARNESS_DAEMON="0", KGO_JUDGE_FORK=fork,
+               XDG_RUNTIME_DIR=str(runtime))
     # SIGINT as a terminal would deliver it: a shell without job control starts background commands with it ignored,
     # which kgo, like any program, keeps.
     proc = subprocess.Popen([KGO_BIN, "check", "--workspace", str(workspace), *CPU, "--trials", "1"], env=env,
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
                             preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     deadline = time.monotonic() + 240
-    while time.monotonic() < deadline and len(_tree(proc.pid)) < 3:  # supervisor, judge, kernel process
+    # supervisor, judge, kernel process
+    while time.monotonic() < deadline and len(_tree(proc.pid) + _forked_judges(runtime)) < 3:
         time.sleep(0.5)
-    harness = _tree(proc.pid)
+    harness = _tree(proc.pid) + _forked_judges(runtime)
     assert len(harness) >= 3, "the harness did not start its processes"
     proc.send_signal(getattr(signal, sig))
     proc.wait(timeout=30)

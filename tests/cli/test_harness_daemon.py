@@ -29,7 +29,7 @@ def runtime():
 
 
 def socket_files(env):
-    return sorted(p.name for p in (pathlib.Path(env["XDG_RUNTIME_DIR"]) / "kgo").glob("*.sock"))
+    return sorted(p.name for p in (pathlib.Path(env["XDG_RUNTIME_DIR"]) / "kgo").glob("harness-*.sock"))
 
 
 def check(workspace, env):

@@ -23,14 +23,14 @@ CPU_CHECK = {"device": "cpu", "shape": ["8x33"], "no_edge_shapes": True, "trials
 
 
 def server(workspace=None, cwd=None, mark=None, tmpdir=None):
-    """`kgo mcp`. With `mark`: no warm daemon, so every process it starts is its descendant and inherits its
-    environment, `mark` put there to find them. Without: its checks go through the suite's warm harness (as
-    `run_kgo`'s do; a judge start is about 2 s of CPU), where one runs."""
+    """`kgo mcp`. With `mark`: no warm daemon and no judges' template, so every process it starts is its
+    descendant and inherits its environment, `mark` put there to find them. Without: its checks go through the
+    suite's warm harness (as `run_kgo`'s do; a judge start is about 2 s of CPU), where one runs."""
     args = ["mcp"] + (["--workspace", str(workspace)] if workspace else [])
     env = {"KGO_DATA_DIR": str(SOURCE_DIR), "KGO_HARNESS_DAEMON": "0", "PATH": os.environ["PATH"],
            "HOME": os.environ.get("HOME", "/tmp")}
     if mark:
-        env["KGO_TEST_MARK"] = mark
+        env.update(KGO_TEST_MARK=mark, KGO_JUDGE_FORK="0")
     else:
         env.update(WARM.env(["check"]) or {})
     if tmpdir:

@@ -15,6 +15,9 @@ if __name__ == "__main__":
         from kgo_harness.judge.worker import main
         from kgo_harness.procs import profiled
         profiled(main)(int(sys.argv[2]), sys.argv[3], kernels=sys.argv[4:] != ["judge-only"])
+    elif len(sys.argv) == 5 and sys.argv[1] == "__forker__":
+        from kgo_harness.judge.forker import serve
+        sys.exit(serve(sys.argv[2], float(sys.argv[3]), sys.argv[4]))
     elif len(sys.argv) == 6 and sys.argv[1] == "__kernel__":
         from kgo_harness.cell.kernel_worker import main
         main(int(sys.argv[2]), int(sys.argv[3]), sys.argv[4], sys.argv[5])

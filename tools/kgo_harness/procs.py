@@ -53,6 +53,45 @@ def become_subreaper():
     return _prctl(PR_SET_CHILD_SUBREAPER, 1)
 
 
+def spawn_detached(argv, env, log_path):
+    """Starts `argv` (with `env`) in a session of its own that this process does not adopt even as a subreaper: a
+    process meant to outlive it (the judges' template). stdin and stdout are /dev/null, stderr appends to
+    `log_path`. Returns its pid (it is nobody's child here), or None where it could not start."""
+    subreaper = is_subreaper()
+    if subreaper:
+        _prctl(PR_SET_CHILD_SUBREAPER, 0)   # else the orphan below would come back to this process
+    r, w = os.pipe()
+    try:
+        middle = os.fork()
+        if middle == 0:
+            try:
+                os.close(r)
+                os.setsid()
+                pid = os.fork()
+                if pid:
+                    os.write(w, str(pid).encode())
+                    os._exit(0)
+                null = os.open(os.devnull, os.O_RDWR)
+                log = os.open(log_path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
+                os.dup2(null, 0)
+                os.dup2(null, 1)
+                os.dup2(log, 2)
+                os.closerange(3, os.sysconf("SC_OPEN_MAX"))
+                os.execve(argv[0], argv, env)
+            finally:
+                os._exit(127)
+        os.close(w)
+        text = b""
+        while chunk := os.read(r, 64):
+            text += chunk
+        os.waitpid(middle, 0)
+        return int(text) if text.isdigit() else None
+    finally:
+        os.close(r)
+        if subreaper:
+            become_subreaper()
+
+
 def is_subreaper():
     """Whether orphaned descendants are re-parented to this process (become_subreaper was called)."""
     flag = ctypes.c_int(0)
@@ -206,7 +245,10 @@ def profile_checkpoint():
     prof.enable()
 
 
-TRACE_MEMORY = os.environ.get("KGO_HARNESS_MEMTRACE")
+def memtrace_file():
+    """KGO_HARNESS_MEMTRACE, read when used: a judge forked from the judges' template gets its environment after
+    the harness's modules were imported."""
+    return os.environ.get("KGO_HARNESS_MEMTRACE")
 
 
 def memory_now():
@@ -225,5 +267,5 @@ def memory_now():
 def trace_memory(text):
     """With KGO_HARNESS_MEMTRACE=FILE (for developers): one line per request to the kernel's process appended to
     FILE, with the judge's and the cell's CUDA memory (procs.memory_now): where a large problem's GPU memory goes."""
-    with open(TRACE_MEMORY, "a") as f:
+    with open(memtrace_file(), "a") as f:
         f.write(f"{time.time():.3f} {text} judge={memory_now()}\n")

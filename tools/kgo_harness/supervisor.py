@@ -15,7 +15,7 @@ import sys
 import threading
 import time
 
-from kgo_harness import procs, protocol
+from kgo_harness import forker_client, procs, protocol
 
 ENTRY = pathlib.Path(__file__).resolve().parent  # the package folder: Python runs its __main__.py
 WORKER_START_TIMEOUT_S = 180.0
@@ -36,6 +36,16 @@ def _remove_cells(judge_pid):
         pass
 
 
+def _forked(env, device, kernels, write_fd):
+    if not forker_client.wanted():
+        return None
+    try:
+        return forker_client.start(env, device, kernels, write_fd)
+    except Exception as e:   # the judge then starts as a fresh interpreter, as without the template
+        log(f"the judges' template did not serve ({type(e).__name__}: {e}); starting a judge of its own")
+        return None
+
+
 class Worker:
     def __init__(self, device, kernels=True):
         self.device = device
@@ -43,10 +53,13 @@ class Worker:
         env = procs.device_env(device)
         env["PYTHONUNBUFFERED"] = "1"
         self.started = time.perf_counter()
-        self.proc = subprocess.Popen([sys.executable, "-I", "-u", str(ENTRY), "__worker__", str(write_fd), device,
-                                      *([] if kernels else ["judge-only"])],
-                                     stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
-                                     pass_fds=(write_fd,), start_new_session=True, env=env, text=True)
+        # A fork of the judges' template where one serves (or can start) this identity, else a fresh interpreter.
+        self.proc = _forked(env, device, kernels, write_fd)
+        if self.proc is None:
+            self.proc = subprocess.Popen([sys.executable, "-I", "-u", str(ENTRY), "__worker__", str(write_fd), device,
+                                          *([] if kernels else ["judge-only"])],
+                                         stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                                         pass_fds=(write_fd,), start_new_session=True, env=env, text=True)
         os.close(write_fd)
         self.fd = read_fd
         self.buf = b""
@@ -88,6 +101,7 @@ class Worker:
 
     def kill(self):
         if self.alive:
+            self._kill_forked_tree()
             # The group, and every descendant that left it (setsid): they were re-parented to this subreaper.
             procs.kill_tree(self.pid, no_reap={self.pid})
             self.proc.wait()
@@ -111,6 +125,7 @@ class Worker:
         down its CUDA context, which is nobody's time to wait for) and removes its cells' folders."""
         if not self.alive:
             return
+        self._kill_forked_tree()
         for pid in [self.pid, *procs.descendants(os.getpid())]:
             try:
                 os.kill(pid, signal.SIGKILL)
@@ -118,6 +133,16 @@ class Worker:
                 pass
         self.alive = False
         _remove_cells(self.pid)
+
+    def _kill_forked_tree(self):
+        """A judge forked by the template is not this process's descendant, nor are its kernel processes: they are
+        killed from a snapshot of its tree (its cells' roots take their namespaces with them)."""
+        if isinstance(self.proc, forker_client.ForkedJudge):
+            for pid in procs.descendants(self.pid):
+                try:
+                    os.kill(pid, signal.SIGKILL)
+                except ProcessLookupError:
+                    pass
 
     def exit_description(self):
         self.proc.wait()
@@ -397,7 +422,7 @@ def serve_socket(path, idle_s):
     started = time.time()
     key, key_path = _write_key(path)
     srv = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-    tmp = f"{path}.{os.getpid()}.tmp"
+    tmp = os.path.join(os.path.dirname(path), f".{os.getpid()}.tmp")   # no longer than the socket's own path
     srv.bind(tmp)
     os.chmod(tmp, 0o600)
     srv.listen(8)
@@ -496,6 +521,8 @@ def _contain(daemon, warm):
         procs.die_with_parent(signal.SIGTERM)
     if warm:
         os.environ["KGO_HARNESS_SPARE"] = "auto"
+    if daemon:   # a warm harness starts a judge once: a template beside it would only hold memory
+        os.environ["KGO_JUDGE_FORK"] = "0"
 
 
 def cli(argv):

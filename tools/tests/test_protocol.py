@@ -3,9 +3,12 @@ and the warm worker of `serve`."""
 # ctest-cost: 10
 import json
 import os
+import pathlib
 import sys
 
-from conftest import SCHEMAS, TEMPLATES, kernel, run_cli, validate
+import pytest
+
+from conftest import ROOT, SCHEMAS, TEMPLATES, kernel, run_cli, validate
 
 
 def test_request_schema_is_valid_and_matches_defaults():
@@ -53,12 +56,15 @@ def test_env_and_catalog(harness):
 
 def _processes_of(command, request):
     """Runs `kgo_harness <command>` once (python -I, as kgo does) and returns the command lines of every process
-    it started (the supervisor's descendants), seen by polling /proc until it exits; each lives for seconds."""
+    it started (the supervisor's descendants), seen by polling /proc until it exits; each lives for seconds. Its judge
+    starts as a fresh interpreter (KGO_JUDGE_FORK=0): one forked by the judges' template is not the supervisor's
+    descendant (the template's tests below follow those)."""
     import subprocess
     import time
     from conftest import ENTRY, ROOT
     proc = subprocess.Popen([sys.executable, "-I", str(ENTRY), command], stdin=subprocess.PIPE,
-                            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, cwd=ROOT)
+                            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, cwd=ROOT,
+                            env={**os.environ, "KGO_JUDGE_FORK": "0"})
     proc.stdin.write(json.dumps(request).encode())
     proc.stdin.close()
     reads = {}   # pid -> every command line read from it, in order
@@ -181,3 +187,123 @@ def test_the_triton_version_is_read_without_importing_triton_where_its_metadata_
     shadow.mkdir()
     (shadow / "__init__.py").write_text("__version__ = '0.0-shadow'\n")
     assert run(tmp_path) == ["0.0-shadow", "True"]   # another Triton first on the path: the module's own version
+
+
+# --- the judges' template (forker_client.py, judge/forker.py) -------------------------------------------------
+def _ppid(pid):
+    with open(f"/proc/{pid}/stat") as f:
+        return int(f.read().rsplit(")", 1)[1].split()[1])
+
+
+def _gone(pid, within=10.0):
+    import time
+    deadline = time.time() + within
+    while time.time() < deadline:
+        try:
+            with open(f"/proc/{pid}/stat") as f:
+                if f.read().rsplit(")", 1)[1].split()[0] == "Z":
+                    return True
+        except OSError:
+            return True
+        time.sleep(0.05)
+    return False
+
+
+@pytest.fixture
+def template_env(tmp_path):
+    """A private socket folder, so that this test's template is its own, and a short idle time."""
+    runtime = tmp_path / "rt"
+    runtime.mkdir(mode=0o700)
+    return {"XDG_RUNTIME_DIR": str(runtime), "KGO_JUDGE_FORK_IDLE_S": "2"}
+
+
+def _template(env):
+    """(pid, socket) of the one template serving `env`'s folder."""
+    from conftest import alive_with
+    sockets = list((pathlib.Path(env["XDG_RUNTIME_DIR"]) / "kgo").glob("judges-*.sock"))
+    assert len(sockets) == 1, sockets
+    pids = alive_with(str(sockets[0]))   # the template and its forks (judges, their templates, cells' roots)
+    top = [p for p in pids if _ppid(p) not in pids]
+    assert len(top) == 1, pids
+    return top[0], sockets[0]
+
+
+def test_judges_fork_from_one_template_that_ends_when_idle(tmp_path, template_env):
+    """Judges of one import identity are forks of one template (torch imported once), which lives on between them
+    and exits once idle; a KGO_* setting is no part of the identity, another variable is."""
+    from conftest import Serve
+    req = dict(kernel=str(ROOT / "examples" / "softmax" / "kernel.py"), op="softmax", device="cpu", trials=1,
+               shapes=[[8, 64]], edge_shapes=False)
+    first = Serve(tmp_path / "a.stderr", env=template_env)
+    second = Serve(tmp_path / "b.stderr", env={**template_env, "KGO_CELL_TEST_SETTING": "x"})
+    try:
+        a, b = first(**req), second(**req)
+        assert a["verdict"] == b["verdict"] == "PASS", (a["message"], b["message"])
+        template, sock = _template(template_env)
+        assert _ppid(a["worker"]["pid"]) == _ppid(b["worker"]["pid"]) == template
+    finally:
+        first.close()
+        second.close()
+    assert _gone(template), "the template outlived its idle time"
+    assert not sock.exists()
+    other = Serve(tmp_path / "c.stderr", env={**template_env, "OMP_NUM_THREADS": "2"})
+    try:
+        c = other(**req)
+        assert c["verdict"] == "PASS"
+        assert _ppid(c["worker"]["pid"]) == _template(template_env)[0] != template
+    finally:
+        other.close()
+
+
+def test_a_forked_judge_dies_with_its_supervisor(tmp_path, template_env):
+    """A forked judge is not its supervisor's child: the template kills it (and its cells with it) when the
+    supervisor's connection closes, here by SIGKILL while the judge waits on a kernel's slow import (an idle judge
+    would end anyway, at the end of its stdin)."""
+    import time
+    from conftest import Serve
+    serve = Serve(tmp_path / "s.stderr", env=template_env)
+    req = dict(kernel=str(ROOT / "examples" / "softmax" / "kernel.py"), op="softmax", device="cpu", trials=1,
+               shapes=[[8, 64]], edge_shapes=False)
+    judge = serve(**req)["worker"]["pid"]
+    assert _ppid(judge) == _template(template_env)[0]
+    slow = tmp_path / "slow.py"
+    slow.write_text("import time\ntime.sleep(120)\n\ndef triton_softmax(x):\n    return x.softmax(-1)\n")
+    serve.proc.stdin.write(json.dumps({**req, "command": "check", "kernel": str(slow)}) + "\n")
+    serve.proc.stdin.flush()
+    time.sleep(1.5)
+    assert not _gone(judge, 0.1)
+    serve.proc.kill()
+    serve.proc.wait()
+    assert _gone(judge, 5), "the judge outlived its supervisor"
+
+
+def test_the_template_forks_nothing_without_its_key(tmp_path, template_env):
+    """Connecting to the template's socket takes no read right (a kernel's cell could); a request without the key
+    beside it is refused and no judge is forked."""
+    import socket
+    from conftest import Serve
+    serve = Serve(tmp_path / "s.stderr", env=template_env)
+    try:
+        serve(command="env", device="cpu")
+        template, sock = _template(template_env)
+        before = _children_of(template)
+        r, w = os.pipe()
+        with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as s:
+            s.connect(str(sock))
+            spec = json.dumps({"device": "cpu", "kernels": False, "env": {}, "cwd": "/"}).encode()
+            socket.send_fds(s, [b"0" * 64 + b"\n" + spec + b"\n"], [r, w, w])
+            reply = s.makefile("rb").readline()
+        os.close(r)
+        os.close(w)
+        assert b"refused" in reply and b"pid" not in reply, reply
+        assert _children_of(template) == before
+    finally:
+        serve.close()
+
+
+def _children_of(pid):
+    out = set()
+    for tid in os.listdir(f"/proc/{pid}/task"):
+        with open(f"/proc/{pid}/task/{tid}/children") as f:
+            out |= set(f.read().split())
+    return out

@@ -135,7 +135,7 @@ class KernelProcess:
             fields = {**fields, "request": self.cell_request(fields["request"]),
                       "cell": {"cache": cellfs.identity_cache(self.compile_key or "none")}}
         before = guard.clock_stamp()
-        if procs.TRACE_MEMORY:
+        if procs.memtrace_file():
             fields = {**fields, "trace_memory": True}
         try:
             self.out.write(json.dumps({"op": op, **fields}) + "\n")
@@ -147,7 +147,7 @@ class KernelProcess:
             start = time.perf_counter()
             try:
                 msg = self._read()
-                if procs.TRACE_MEMORY:
+                if procs.memtrace_file():
                     procs.trace_memory(f"{op} cell={msg.get('mem')}")
                 return self._reply(guard, msg, before)
             finally:

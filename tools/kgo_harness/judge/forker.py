@@ -1,0 +1,202 @@
+"""The judges' template (`__forker__ SOCKET IDLE DEVICE`, started by forker_client): imports torch and the judge's
+modules once, never a request's data, never CUDA, and forks one judge per request on its socket, so that a
+one-shot request pays a fork instead of a torch import. Each judge leads a session of its own, gets the caller's
+descriptors (its stdin, stderr and results channel), environment and folder, and runs the worker as a fresh one
+would. The template reports a judge's exit status on the connection that asked for it and kills the judge when
+that connection closes first (its supervisor died); as a subreaper it kills any other orphan it adopts. It exits
+after IDLE seconds with no judge, or once its socket is gone. A request's first line is the key written beside the
+socket (0600): connecting takes no read right, reading the key does, and no cell can."""
+import hmac
+import json
+import os
+import secrets
+import select
+import signal
+import socket
+import sys
+import time
+
+
+def serve(path, idle_s, device):
+    from kgo_harness import procs
+    procs.become_subreaper()
+    procs.collect_later()
+    try:
+        # What a fresh judge has imported when it forks its kernel processes' template, and nothing more: those
+        # processes then hold the same modules either way (a kernel's patch of a judge module it imports itself
+        # meets the same guard).
+        import torch  # noqa: F401
+        from kgo_harness.judge import remote, worker  # noqa: F401
+    except Exception as e:
+        sys.stderr.write(f"kgo judges' template: cannot import torch or the judge: {type(e).__name__}: {e}\n")
+        return 4
+    procs.freeze_heap()
+    os.chdir("/")   # holds no caller's folder; each judge goes to its own caller's
+    key = secrets.token_hex(32).encode()
+    key_path = path[:-5] + ".key"
+    _write_private(key_path, key + b"\n")
+    srv = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    tmp = os.path.join(os.path.dirname(path), f".{os.getpid()}.tmp")   # no longer than the socket's own path
+    srv.bind(tmp)
+    os.chmod(tmp, 0o600)
+    srv.listen(16)
+    os.replace(tmp, path)
+    ino = os.stat(path).st_ino
+    judges = {}   # pid -> the connection that asked for it
+    last = time.monotonic()
+    try:
+        while True:
+            ready, _, _ = select.select([srv, *judges.values()], [], [], 0.25)
+            for sock in ready:
+                if sock is srv:
+                    conn, _ = srv.accept()
+                    pid = _serve_one(conn, key, device, srv, judges)
+                    if pid:
+                        judges[pid] = conn
+                    else:
+                        conn.close()
+                    continue
+                pid = next(p for p, c in judges.items() if c is sock)
+                try:
+                    gone = not sock.recv(64)
+                except OSError:
+                    gone = True
+                if gone:   # its supervisor is gone: so is this judge, with its group
+                    _kill(pid)
+            _reap(judges)
+            if judges:
+                last = time.monotonic()
+            if not _still_ours(path, ino) or (not judges and time.monotonic() - last > idle_s):
+                break
+    finally:
+        for pid in list(judges):
+            _kill(pid)
+        if _still_ours(path, ino):
+            for p in (path, key_path):
+                try:
+                    os.unlink(p)
+                except OSError:
+                    pass
+    return 0
+
+
+def _write_private(path, data):
+    tmp = f"{path}.{os.getpid()}.tmp"
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    with os.fdopen(fd, "wb") as f:
+        f.write(data)
+    os.replace(tmp, path)
+
+
+def _still_ours(path, ino):
+    try:
+        return os.stat(path).st_ino == ino
+    except OSError:
+        return False
+
+
+def _serve_one(conn, key, device, srv, judges):
+    """Reads one fork request from `conn` and forks its judge; the judge's pid, or None (the reply says why)."""
+    import torch
+    conn.settimeout(10)
+    try:
+        data, fds, _, _ = socket.recv_fds(conn, 1 << 20, 3)
+        while data.count(b"\n") < 2:
+            more = conn.recv(1 << 20)
+            if not more:
+                break
+            data += more
+    except OSError:
+        return None
+    given, _, rest = data.partition(b"\n")
+    error = None
+    if not hmac.compare_digest(given.strip(), key):
+        error = "refused: the request does not carry this template's key"
+    elif len(fds) != 3:
+        error = "a fork request carries three descriptors (stdin, stderr, results)"
+    elif torch.cuda.is_initialized():
+        error = "CUDA is initialized in the judges' template"
+    pid = None
+    if error is None:
+        spec = json.loads(rest)
+        pid = os.fork()
+        if pid == 0:
+            _become_judge(fds, spec, device, [srv, conn, *judges.values()])   # never returns
+    for fd in fds:
+        os.close(fd)
+    try:
+        conn.settimeout(None)
+        conn.sendall(json.dumps({"pid": pid} if pid else {"error": error}).encode() + b"\n")
+    except OSError:
+        if pid:
+            _kill(pid)
+        return None
+    return pid
+
+
+def _become_judge(fds, spec, device, sockets):
+    try:
+        for s in sockets:
+            s.close()
+        stdin_r, stderr_w, result_w = fds
+        os.setsid()
+        os.dup2(stdin_r, 0)
+        os.dup2(stderr_w, 2)
+        os.close(stdin_r)
+        os.close(stderr_w)
+        for sig in (signal.SIGTERM, signal.SIGINT, signal.SIGCHLD):
+            signal.signal(sig, signal.SIG_DFL)
+        os.environ.clear()
+        os.environ.update(spec["env"])
+        try:
+            os.chdir(spec["cwd"])
+        except OSError:   # the caller's folder is gone, as a fresh judge's would be: it does not need it
+            pass
+        import tempfile
+        tempfile.tempdir = None   # the caller's TMPDIR, not the template's
+        sys.argv = [sys.argv[0], "__worker__", str(result_w), device] + ([] if spec["kernels"] else ["judge-only"])
+        from kgo_harness import procs
+        from kgo_harness.judge import worker
+        procs.profiled(worker.main)(result_w, device, kernels=spec["kernels"])
+    finally:
+        os._exit(5)
+
+
+def _kill(pid):
+    for target in (lambda: os.killpg(pid, signal.SIGKILL), lambda: os.kill(pid, signal.SIGKILL)):
+        try:
+            target()
+        except OSError:
+            pass
+
+
+def _reap(judges):
+    """Reaps every child that ended; tells a judge's supervisor its status. A child that is no judge is an orphan
+    this subreaper adopted (a kernel's process whose judge died): killed."""
+    while True:
+        try:
+            pid, status = os.waitpid(-1, os.WNOHANG)
+        except ChildProcessError:
+            break
+        if not pid:
+            break
+        conn = judges.pop(pid, None)
+        if conn is not None:
+            try:
+                conn.sendall(json.dumps({"status": status}).encode() + b"\n")
+            except OSError:
+                pass
+            conn.close()
+    for pid in _children() - set(judges):
+        _kill(pid)
+
+
+def _children():
+    out = set()
+    try:
+        for tid in os.listdir("/proc/self/task"):
+            with open(f"/proc/self/task/{tid}/children") as f:
+                out |= {int(p) for p in f.read().split()}
+    except OSError:
+        pass
+    return out
