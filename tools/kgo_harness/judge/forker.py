@@ -46,7 +46,10 @@ def serve(path, idle_s, device):
     last = time.monotonic()
     try:
         while True:
-            ready, _, _ = select.select([srv, *judges.values()], [], [], 0.25)
+            # Once its socket is gone (removed, or taken by a newer template) it forks nothing more and ends with
+            # its last judge.
+            ours = _still_ours(path, ino)
+            ready, _, _ = select.select([srv] * ours + list(judges.values()), [], [], 0.25)
             for sock in ready:
                 if sock is srv:
                     conn, _ = srv.accept()
@@ -66,7 +69,7 @@ def serve(path, idle_s, device):
             _reap(judges)
             if judges:
                 last = time.monotonic()
-            if not _still_ours(path, ino) or (not judges and time.monotonic() - last > idle_s):
+            if not judges and (not ours or time.monotonic() - last > idle_s):
                 break
     finally:
         for pid in list(judges):
@@ -98,7 +101,7 @@ def _still_ours(path, ino):
 def _serve_one(conn, key, device, srv, judges):
     """Reads one fork request from `conn` and forks its judge; the judge's pid, or None (the reply says why)."""
     import torch
-    conn.settimeout(10)
+    conn.settimeout(2)   # a caller that sends nothing holds up the next ones for this long at most
     try:
         data, fds, _, _ = socket.recv_fds(conn, 1 << 20, 3)
         while data.count(b"\n") < 2:
