@@ -16,15 +16,19 @@ out="${OUT:-}"
 export KGO_BIN="$build/cli/kgo" KGO_SOURCE_DIR="$here"
 t0=$(date +%s.%N)
 if [ "${SUITE_SERIAL:-1}" = 0 ] && [ "${SUITE_FORK:-0}" = 1 ]; then
+  busy() { awk '/^cpu /{print ($2+$3+$4+$7+$8) / 100}' /proc/stat; }   # the machine's busy core-seconds
   for side in 0 auto; do
     rt=$(mktemp -d /tmp/kgo-suite-rt-XXXXXX)
+    b0=$(busy)
     s=$(date +%s.%N)
     (cd "$build" && XDG_RUNTIME_DIR=$rt KGO_JUDGE_FORK=$side taskset -c "$cpus" ctest -j "$cores" \
        >/tmp/suite_fork_$side.log 2>&1) || true
     e=$(date +%s.%N)
+    b1=$(busy)
     rm -rf "$rt"
     eval "wall_$side=\$(python3 -c \"print(f'{$e - $s:.1f}')\")"
-    echo "KGO_JUDGE_FORK=$side: $(eval echo \$wall_$side) s; $(grep -E 'tests passed|tests failed' /tmp/suite_fork_$side.log)"
+    echo "KGO_JUDGE_FORK=$side: $(eval echo \$wall_$side) s, $(python3 -c "print(f'{$b1 - $b0:.0f}')") busy core-seconds;" \
+         "$(grep -E 'tests passed|tests failed' /tmp/suite_fork_$side.log)"
   done
   python3 -c "print(f'forked/own import: {$wall_auto / $wall_0:.2f}x')"
   exit 0

@@ -187,8 +187,8 @@ def test_a_signal_to_kgo_ends_the_whole_harness(workspace, tmp_path, sig, fork):
     import subprocess
     from conftest import KGO_BIN, SOURCE_DIR
     (workspace / "kernel.py").write_text(sleeper())
-    runtime = tmp_path / "rt"
-    runtime.mkdir(mode=0o700)
+    import tempfile
+    runtime = tempfile.mkdtemp(prefix="kgo-rt-", dir="/tmp")   # a socket's path has about 100 bytes
     env = dict(os.environ, KGO_DATA_DIR=str(SOURCE_DIR), KGO_HARNESS_DAEMON="0", KGO_JUDGE_FORK=fork,
                XDG_RUNTIME_DIR=str(runtime))
     # SIGINT as a terminal would deliver it: a shell without job control starts background commands with it ignored,
@@ -210,6 +210,7 @@ def test_a_signal_to_kgo_ends_the_whole_harness(workspace, tmp_path, sig, fork):
         if not alive:
             break
         time.sleep(0.1)
+    shutil.rmtree(runtime, ignore_errors=True)
     assert not alive, f"harness processes outlived kgo: {alive}"
 
 
