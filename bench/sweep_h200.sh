@@ -21,8 +21,12 @@ nvidia-smi --query-gpu=index,name,uuid,driver_version,clocks.sm,clocks.mem --for
 # device command); the default checks 3 trials and times eager.
 STEP_ARGS='{"bench": ["--no-compile"]}'
 [ -n "${SWEEP_QUICK:-}" ] && STEP_ARGS='{"check": ["--trials", "1"], "bench": ["--no-compile", "--no-eager"]}'
-# SWEEP_DETAIL=1 (kgo after 4904337): each job's output.json holds the harness's whole result (which judge served it).
-[ -n "${SWEEP_DETAIL:-}" ] && STEP_ARGS='{"check": ["--detail"], "bench": ["--no-compile", "--detail"]}'
+# SWEEP_DETAIL=1 (kgo after 4904337): each job's output.json holds the harness's whole result (which judge served it,
+# its timing: the judge's start, the kernel process's wait), with the same steps as above.
+if [ -n "${SWEEP_DETAIL:-}" ]; then
+  STEP_ARGS='{"check": ["--detail"], "bench": ["--no-compile", "--detail"]}'
+  [ -n "${SWEEP_QUICK:-}" ] && STEP_ARGS='{"check": ["--trials", "1", "--detail"], "bench": ["--no-compile", "--no-eager", "--detail"]}'
+fi
 cat > "$W/spec.json" <<JSON
 {
   "name": "examples-h200",

@@ -163,15 +163,16 @@ def start(env, device, kernels, result_w):
     path, conn = _ensure(base, env, device)
     if conn is None:
         return None
+    mine, judge = [], None   # the pipes' ends made here: closed on the way out unless the judge holds them
     try:
         with open(path[:-5] + ".key", "rb") as f:
             key = f.read().strip()
         stdin_r, stdin_w = os.pipe()
+        mine += [stdin_r, stdin_w]
         stderr_r, stderr_w = os.pipe()
+        mine += [stderr_r, stderr_w]
         spec = {"device": device, "kernels": kernels, "env": env, "cwd": os.getcwd()}
         socket.send_fds(conn, [key + b"\n" + json.dumps(spec).encode() + b"\n"], [stdin_r, stderr_w, result_w])
-        os.close(stdin_r)
-        os.close(stderr_w)
         reply = b""
         conn.settimeout(30)
         while b"\n" not in reply:
@@ -183,13 +184,15 @@ def start(env, device, kernels, result_w):
         line, _, rest = reply.partition(b"\n")
         msg = json.loads(line) if line else {}
         if "pid" not in msg:
-            os.close(stdin_w)
-            os.close(stderr_r)
-            conn.close()
             return None
         judge = ForkedJudge(int(msg["pid"]), conn, stdin_w, stderr_r)
+        mine = [stdin_r, stderr_w]
         judge._buf = rest
         return judge
     except (OSError, ValueError):
-        conn.close()
         return None
+    finally:
+        for fd in mine:
+            os.close(fd)
+        if judge is None:
+            conn.close()

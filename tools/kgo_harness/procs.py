@@ -192,6 +192,52 @@ def private_folder():
     return tempfile.mkdtemp(prefix="kgo-wire-", dir=base)
 
 
+class KeyedListener:
+    """A Unix socket at `path` for this user's requests only: each request's first line is the random key written
+    (mode 0600) to the file beside it before the socket appears. Connecting to a Unix socket takes no read right,
+    so Landlock's read rules do not keep a kernel's cell from it; reading the key file does, and no cell can read
+    that folder. The socket is bound under a temporary name no longer than its own and renamed once it listens."""
+
+    def __init__(self, path, backlog):
+        import secrets
+        import socket
+        self.path = path
+        self.key = secrets.token_hex(32).encode()
+        self.key_path = os.path.splitext(path)[0] + ".key"
+        tmp = f"{self.key_path}.{os.getpid()}.tmp"
+        with os.fdopen(os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600), "wb") as f:
+            f.write(self.key + b"\n")
+        os.replace(tmp, self.key_path)
+        self.sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        tmp = os.path.join(os.path.dirname(path), f".{os.getpid()}.tmp")
+        self.sock.bind(tmp)
+        os.chmod(tmp, 0o600)
+        self.sock.listen(backlog)
+        os.replace(tmp, path)
+        self._ino = os.stat(path).st_ino
+
+    def keyed(self, first_line):
+        import hmac
+        return hmac.compare_digest(first_line.strip(), self.key)
+
+    def still_ours(self):
+        """False once the socket was removed or taken by a newer listener."""
+        try:
+            return os.stat(self.path).st_ino == self._ino
+        except OSError:
+            return False
+
+    def close(self):
+        """Closes the socket; removes it and the key where they are still this listener's."""
+        self.sock.close()
+        if self.still_ours():
+            for p in (self.path, self.key_path):
+                try:
+                    os.unlink(p)
+                except OSError:
+                    pass
+
+
 _PROFILE = {}
 
 

@@ -3,7 +3,6 @@ its own process group, enforces per-case and total timeouts by killing that grou
 a CRASH verdict, and writes exactly one JSON result. `serve` keeps the worker warm between requests.
 Standard library only, so it starts fast and survives a broken torch install."""
 import collections
-import hmac
 import json
 import os
 import pathlib
@@ -420,14 +419,8 @@ def serve_socket(path, idle_s):
     under a temporary name, then renamed) and is removed on the way out."""
     import socket
     started = time.time()
-    key, key_path = _write_key(path)
-    srv = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-    tmp = os.path.join(os.path.dirname(path), f".{os.getpid()}.tmp")   # no longer than the socket's own path
-    srv.bind(tmp)
-    os.chmod(tmp, 0o600)
-    srv.listen(8)
-    os.replace(tmp, path)
-    ino = os.stat(path).st_ino
+    listener = procs.KeyedListener(path, 8)
+    srv = listener.sock
     srv.settimeout(idle_s)
     session = Session()
     try:
@@ -446,7 +439,7 @@ def serve_socket(path, idle_s):
                             break
                         data += chunk
                         if keyed is None and b"\n" in data:
-                            keyed = hmac.compare_digest(data.partition(b"\n")[0].strip(), key)
+                            keyed = listener.keyed(data.partition(b"\n")[0])
                 except OSError:
                     continue
                 raw = None
@@ -455,7 +448,7 @@ def serve_socket(path, idle_s):
                     if not keyed:
                         raise protocol.RequestError(
                             "refused: the request does not carry this harness's key (the first line, read from "
-                            f"{key_path}); only kgo, run by this harness's user, can send requests here")
+                            f"{listener.key_path}); only kgo, run by this harness's user, can send requests here")
                     raw = read_request(line.decode("utf-8", "replace"))
                     command = raw.get("command") if isinstance(raw, dict) else None
                     if command in ("ping", "shutdown"):
@@ -477,27 +470,8 @@ def serve_socket(path, idle_s):
                     break
     finally:
         session.close()
-        try:
-            if os.stat(path).st_ino == ino:
-                os.unlink(path)
-                os.unlink(key_path)
-        except OSError:
-            pass
+        listener.close()
     return 0
-
-
-def _write_key(path):
-    """The key that a request to the socket at `path` carries on its first line, written (mode 0600) to the file
-    beside it before the socket appears. Connecting to a Unix socket takes no read right, so Landlock's read rules
-    do not keep a kernel's cell from it; reading the key file does, and the cell's rules exclude its folder."""
-    key = secrets.token_hex(32).encode()
-    key_path = os.path.splitext(path)[0] + ".key"
-    tmp = f"{key_path}.{os.getpid()}.tmp"
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-    with os.fdopen(fd, "wb") as f:
-        f.write(key + b"\n")
-    os.replace(tmp, key_path)
-    return key, key_path
 
 
 USAGE = """usage: kgo_harness <check|bench|env|run-once|catalog> [--request FILE]   (request JSON on stdin)

@@ -304,6 +304,27 @@ def test_the_template_forks_nothing_without_its_key(tmp_path, template_env):
         serve.close()
 
 
+def test_a_failed_fork_request_leaves_no_descriptor_open(tmp_path, monkeypatch):
+    """The supervisor makes two pipes for a forked judge; where the request fails (here the template's end closes
+    before the request is sent), it closes all four ends and falls back to a judge of its own."""
+    import socket
+    from kgo_harness import forker_client
+    ours, theirs = socket.socketpair()
+    theirs.close()
+    path = str(tmp_path / "judges-x.sock")
+    (tmp_path / "judges-x.key").write_bytes(b"k" * 64 + b"\n")
+    monkeypatch.setattr(forker_client, "folder", lambda: str(tmp_path))
+    monkeypatch.setattr(forker_client, "_ensure", lambda base, env, device: (path, ours))
+    r, w = os.pipe()
+    before = set(os.listdir("/proc/self/fd"))
+    try:
+        assert forker_client.start({}, "cpu", False, w) is None
+        assert set(os.listdir("/proc/self/fd")) <= before
+    finally:
+        os.close(r)
+        os.close(w)
+
+
 def _children_of(pid):
     out = set()
     for tid in os.listdir(f"/proc/{pid}/task"):

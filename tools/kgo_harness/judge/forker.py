@@ -6,10 +6,8 @@ would. The template reports a judge's exit status on the connection that asked f
 that connection closes first (its supervisor died); as a subreaper it kills any other orphan it adopts. It exits
 after IDLE seconds with no judge, or once its socket is gone. A request's first line is the key written beside the
 socket (0600): connecting takes no read right, reading the key does, and no cell can."""
-import hmac
 import json
 import os
-import secrets
 import select
 import signal
 import socket
@@ -32,28 +30,20 @@ def serve(path, idle_s, device):
         return 4
     procs.freeze_heap()
     os.chdir("/")   # holds no caller's folder; each judge goes to its own caller's
-    key = secrets.token_hex(32).encode()
-    key_path = path[:-5] + ".key"
-    _write_private(key_path, key + b"\n")
-    srv = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-    tmp = os.path.join(os.path.dirname(path), f".{os.getpid()}.tmp")   # no longer than the socket's own path
-    srv.bind(tmp)
-    os.chmod(tmp, 0o600)
-    srv.listen(16)
-    os.replace(tmp, path)
-    ino = os.stat(path).st_ino
+    listener = procs.KeyedListener(path, 16)
+    srv = listener.sock
     judges = {}   # pid -> the connection that asked for it
     last = time.monotonic()
     try:
         while True:
             # Once its socket is gone (removed, or taken by a newer template) it forks nothing more and ends with
             # its last judge.
-            ours = _still_ours(path, ino)
+            ours = listener.still_ours()
             ready, _, _ = select.select([srv] * ours + list(judges.values()), [], [], 0.25)
             for sock in ready:
                 if sock is srv:
                     conn, _ = srv.accept()
-                    pid = _serve_one(conn, key, device, srv, judges)
+                    pid = _serve_one(conn, listener, device, judges)
                     if pid:
                         judges[pid] = conn
                     else:
@@ -74,31 +64,11 @@ def serve(path, idle_s, device):
     finally:
         for pid in list(judges):
             _kill(pid)
-        if _still_ours(path, ino):
-            for p in (path, key_path):
-                try:
-                    os.unlink(p)
-                except OSError:
-                    pass
+        listener.close()
     return 0
 
 
-def _write_private(path, data):
-    tmp = f"{path}.{os.getpid()}.tmp"
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-    with os.fdopen(fd, "wb") as f:
-        f.write(data)
-    os.replace(tmp, path)
-
-
-def _still_ours(path, ino):
-    try:
-        return os.stat(path).st_ino == ino
-    except OSError:
-        return False
-
-
-def _serve_one(conn, key, device, srv, judges):
+def _serve_one(conn, listener, device, judges):
     """Reads one fork request from `conn` and forks its judge; the judge's pid, or None (the reply says why)."""
     import torch
     conn.settimeout(2)   # a caller that sends nothing holds up the next ones for this long at most
@@ -113,7 +83,7 @@ def _serve_one(conn, key, device, srv, judges):
         return None
     given, _, rest = data.partition(b"\n")
     error = None
-    if not hmac.compare_digest(given.strip(), key):
+    if not listener.keyed(given):
         error = "refused: the request does not carry this template's key"
     elif len(fds) != 3:
         error = "a fork request carries three descriptors (stdin, stderr, results)"
@@ -124,7 +94,7 @@ def _serve_one(conn, key, device, srv, judges):
         spec = json.loads(rest)
         pid = os.fork()
         if pid == 0:
-            _become_judge(fds, spec, device, [srv, conn, *judges.values()])   # never returns
+            _become_judge(fds, spec, device, [listener.sock, conn, *judges.values()])   # never returns
     for fd in fds:
         os.close(fd)
     try:
