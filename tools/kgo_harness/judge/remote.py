@@ -339,7 +339,8 @@ class Pool:
     """At most one kernel process in use, bound to one identity, and up to `keep` spares: kernel processes in their
     cells, started (torch, Triton, a GPU's CUDA context) before any identity is known, each handed to one identity."""
 
-    def __init__(self, device, keep):
+    def __init__(self, device, keep, first=None):
+        """`first`: a kernel process already started, the first spare."""
         self.device = device
         self.keep = keep
         self.current = None
@@ -351,7 +352,7 @@ class Pool:
             self.template = zygote.Template(device, cell_places())
         # With a template the first process is forked once the template is ready (wait_ready), so the judge
         # goes on to its own torch import meanwhile; without one it is spawned now, for the same overlap.
-        self.spares = [] if self.template is not None else [self._new()]
+        self.spares = [first] if first is not None else [] if self.template is not None else [self._new()]
 
     def _new(self):
         return KernelProcess(self.device, self.template)

@@ -60,6 +60,12 @@ def main(fd, device, kernels=True):
     start = time.perf_counter()
     spare = spares(os.environ.get("KGO_HARNESS_SPARE"), device)
     forked = kernels and remote.template_wanted(device)
+    first = None
+    if forked and device == "cuda" and "torch" not in sys.modules:
+        # A fork of the template could only follow this import (torch, the template's start, then the fork's own
+        # CUDA context); a kernel process spawned now makes its import and context beside this one's. On an H200
+        # that is about 1 s of a cold check. The kernel processes after it are forks.
+        first = remote.KernelProcess(device)
     if not forked:   # a template must fork before CUDA starts in this process
         procs.prime_cuda(device)
     if kernels and not forked:
@@ -73,8 +79,9 @@ def main(fd, device, kernels=True):
         os._exit(4)
     if forked:
         # The template is a fork of this process, made now: after torch's import (one import, not two: about
-        # 2 s of CPU each) and before any request, so it holds nothing of one.
-        POOL = remote.Pool(device, keep=spare)
+        # 2 s of CPU each) and before any request, so it holds nothing of one. CUDA may start here after it.
+        POOL = remote.Pool(device, keep=spare, first=first)
+        procs.prime_cuda(device)
     prepare(device)
     procs.freeze_heap()
     try:
