@@ -1,6 +1,7 @@
 #include "core/gpu_info.hpp"
 
 #include <cstdlib>
+#include <future>
 #include <regex>
 #include <sstream>
 
@@ -93,6 +94,10 @@ SmiReport query_nvidia_smi() {
     r.error = "nvidia-smi not found in PATH (no NVIDIA driver on this machine)";
     return r;
   }
+  // `--version` names the driver's CUDA version without the full table's per-GPU and per-process queries, which
+  // cost a sweep job most of a second on a four-GPU host; it runs beside the query (each is a tenth of a second of
+  // a sweep job's provenance). Drivers whose `--version` lacks it get the table.
+  auto version = std::async(std::launch::async, [] { return smi({"--version"}); });
   core::ProcessResult p;
   for (const char* reason_field : {"clocks_event_reasons.active", "clocks_throttle_reasons.active"}) {
     p = smi({std::string("--query-gpu=") + k_fields + reason_field + ",uuid", "--format=csv,noheader,nounits"});
@@ -111,17 +116,14 @@ SmiReport query_nvidia_smi() {
     return r;
   }
   r.available = true;
-  // `--version` names the driver's CUDA version without the full table's per-GPU and per-process queries, which
-  // cost a sweep job most of a second on a four-GPU host; drivers whose `--version` lacks it get the table.
   static const std::regex cuda_re(R"(CUDA Version\s*:\s*([0-9.]+))");
   std::smatch m;
-  for (const std::vector<std::string>& args : {std::vector<std::string>{"--version"}, std::vector<std::string>{}}) {
-    core::ProcessResult head = smi(args);
-    if (std::regex_search(head.out, m, cuda_re)) {
-      r.cuda_version = m[1];
-      break;
-    }
+  std::string head = version.get().out;
+  if (!std::regex_search(head, m, cuda_re)) {
+    head = smi({}).out;
+    if (!std::regex_search(head, m, cuda_re)) return r;
   }
+  r.cuda_version = m[1];
   return r;
 }
 
