@@ -12,7 +12,7 @@ import threading
 
 import pytest
 
-from conftest import KERNELS, ROOT, SMALL, Serve, run_cli, vendor_stub
+from conftest import KERNELS, ROOT, SMALL, Serve, needs_cuda, run_cli, vendor_stub
 
 CELL = KERNELS / "cell"
 OFF = {"KGO_CELL": "off"}
@@ -248,10 +248,30 @@ def test_a_spawned_kernel_process_builds_the_same_cell(tmp_path):
     with judge(tmp_path, {"KGO_HARNESS_TEMPLATE": "0"}) as spawned:
         res = spawned(**request(ROOT / "examples" / "softmax" / "kernel.py"))
         assert res["verdict"] == "PASS", res["message"]
+        assert res["kernel_process"]["started"] == "spawned"
         assert "landlock" in res["cell"]["confinement"]
         ws, kernel = _workspace(tmp_path)
         spawned(**request(kernel))
     assert _landed(ws) == []
+
+
+@needs_cuda
+def test_a_cold_gpu_judge_spawns_its_first_kernel_process_and_forks_the_next(tmp_path):
+    """On a GPU a judge that imports torch itself spawns its first kernel process beside that import (a fork could
+    only follow it); the next identity's is a fork of the template. Both are cells that judge an honest kernel."""
+    serve = Serve(tmp_path / "s.stderr", env={"KGO_JUDGE_FORK": "0"})
+    try:
+        got = []
+        for name in ("kernel.py", "kernel_v2.py"):
+            kernel = tmp_path / name
+            shutil.copy(ROOT / "examples" / "softmax" / "kernel.py", kernel)
+            res = serve(**dict(request(kernel), device="cuda"))
+            assert res["verdict"] == "PASS", res["message"]
+            assert "landlock" in res["cell"]["confinement"]
+            got.append(res["kernel_process"]["started"])
+        assert got == ["spawned", "forked"]
+    finally:
+        serve.close()
 
 
 def test_a_warm_kernel_process_serves_its_identity_request_after_request(harness):
@@ -262,6 +282,7 @@ def test_a_warm_kernel_process_serves_its_identity_request_after_request(harness
         res = harness(**req)
         assert res["verdict"] == "PASS", (i, res["message"])
         assert i == 0 or res["kernel_process"]["warm"] is True
+        assert res["kernel_process"]["started"] == "forked"
 
 
 LOADS_AN_OBJECT = """import ctypes, os

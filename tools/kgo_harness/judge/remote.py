@@ -61,6 +61,7 @@ class KernelProcess:
                 self.proc = template.fork(to_kernel_r, from_kernel_w, self.folder)
             except OSError:
                 self.proc = None
+        self.started = "forked" if self.proc is not None else "spawned"
         if self.proc is None:
             env = {**procs.device_env(device), **cell_environment(self.folder)}
             self.proc = subprocess.Popen(

@@ -202,7 +202,7 @@ def handle(req, emit):
     if req.get("_only_case") is not None:
         POOL.discard()   # isolate=case: each case in a kernel process of its own
     kp, warm_kernel = POOL.get(remote.identity(req, srcs), remote.compile_key(req, srcs), timed=cmd == "bench")
-    res["kernel_process"] = {"pid": kp.proc.pid, "warm": warm_kernel}
+    res["kernel_process"] = {"pid": kp.proc.pid, "warm": warm_kernel, "started": kp.started}
     emit({"type": "kernel", "pid": kp.proc.pid})   # what the supervisor ends after a timeout
     try:
         kp.wait_ready()
