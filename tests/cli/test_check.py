@@ -181,14 +181,13 @@ def _forked_judges(runtime):
 
 
 @pytest.mark.parametrize("sig,fork", [("SIGTERM", "0"), ("SIGTERM", "auto"), ("SIGINT", "auto")])
-def test_a_signal_to_kgo_ends_the_whole_harness(workspace, tmp_path, sig, fork):
+def test_a_signal_to_kgo_ends_the_whole_harness(workspace, socket_folder, sig, fork):
     """Also where the judge is a fork of the judges' template (KGO_JUDGE_FORK=auto), not a descendant of kgo."""
     import signal
     import subprocess
     from conftest import KGO_BIN, SOURCE_DIR
     (workspace / "kernel.py").write_text(sleeper())
-    import tempfile
-    runtime = tempfile.mkdtemp(prefix="kgo-rt-", dir="/tmp")   # a socket's path has about 100 bytes
+    runtime = socket_folder
     env = dict(os.environ, KGO_DATA_DIR=str(SOURCE_DIR), KGO_HARNESS_DAEMON="0", KGO_JUDGE_FORK=fork,
                XDG_RUNTIME_DIR=str(runtime))
     # SIGINT as a terminal would deliver it: a shell without job control starts background commands with it ignored,
@@ -210,7 +209,6 @@ def test_a_signal_to_kgo_ends_the_whole_harness(workspace, tmp_path, sig, fork):
         if not alive:
             break
         time.sleep(0.1)
-    shutil.rmtree(runtime, ignore_errors=True)
     assert not alive, f"harness processes outlived kgo: {alive}"
 
 

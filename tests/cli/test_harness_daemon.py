@@ -4,10 +4,8 @@ Each test has its own XDG_RUNTIME_DIR, so its daemon is private to it; CPU devic
 import json
 import os
 import pathlib
-import shutil
 import socket
 import subprocess
-import tempfile
 import time
 
 import pytest
@@ -19,13 +17,10 @@ CHECK = ["check", "--device", "cpu", "--shape", "64x1000", "--trials", "1", "--n
 
 
 @pytest.fixture
-def runtime():
-    # A short path: Unix socket paths are limited to about 100 bytes.
-    d = pathlib.Path(tempfile.mkdtemp(prefix="kgo-rt-", dir="/tmp"))
-    env = {"XDG_RUNTIME_DIR": str(d), "KGO_HARNESS_DAEMON": "1"}
+def runtime(socket_folder):
+    env = {"XDG_RUNTIME_DIR": str(socket_folder), "KGO_HARNESS_DAEMON": "1"}
     yield env
     run_kgo("harness", "stop", "--grace", "2", env=env)
-    shutil.rmtree(d, ignore_errors=True)
 
 
 def socket_files(env):

@@ -100,6 +100,16 @@ class Serve:
         self.log.close()
 
 
+@pytest.fixture
+def socket_folder():
+    """A private folder (0700) for a test's sockets, removed after it: under /tmp, since a Unix socket's path has
+    about 100 bytes and a test's tmp_path (under a CI build folder) can be longer."""
+    import tempfile
+    d = pathlib.Path(tempfile.mkdtemp(prefix="kgo-rt-", dir="/tmp"))
+    yield d
+    shutil.rmtree(d, ignore_errors=True)
+
+
 @pytest.fixture(scope="session")
 def harness(tmp_path_factory):
     serve = Serve(tmp_path_factory.mktemp("harness") / "serve.stderr")

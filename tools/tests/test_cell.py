@@ -376,13 +376,11 @@ def test_a_dead_judges_cell_root_is_removed_by_the_next_judge():
         shutil.rmtree(kept, ignore_errors=True)
 
 
-def _daemon(tmp_path, env):
-    """`kgo_harness serve --socket` (kgo harness start's warm harness) in a private folder; its socket's path."""
+def _daemon(tmp_path, folder, env):
+    """`kgo_harness serve --socket` (kgo harness start's warm harness) in the private `folder`; its socket's path."""
     import subprocess
     import time
     from conftest import ENTRY
-    import tempfile
-    folder = pathlib.Path(tempfile.mkdtemp(prefix="kgo-rt-", dir="/tmp"))   # a socket's path has about 100 bytes
     path = folder / "harness-test.sock"
     proc = subprocess.Popen([sys.executable, "-I", str(ENTRY), "serve", "--socket", str(path), "--idle", "60"],
                             stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
@@ -412,7 +410,7 @@ def _call(path, req, key=True):
     return json.loads(data)
 
 
-def test_a_kernel_cannot_queue_requests_on_the_warm_harness(tmp_path):
+def test_a_kernel_cannot_queue_requests_on_the_warm_harness(tmp_path, socket_folder):
     """The warm harness (kgo harness start, the shared judge of a GPU) serves only callers that read its key, a file
     beside its socket that no cell can read; a kernel that connects to the socket and queues a request of its own
     (a reference the judge would import outside any cell) is answered with a refusal and nothing of it runs. Landlock
@@ -420,7 +418,7 @@ def test_a_kernel_cannot_queue_requests_on_the_warm_harness(tmp_path):
     marker = tmp_path / "escaped"
     payload = tmp_path / "payload.py"
     payload.write_text(f"open({str(marker)!r}, 'w').write('ran outside the cell')\n")
-    proc, path = _daemon(tmp_path, {"KGO_CELL": "landlock"})
+    proc, path = _daemon(tmp_path, socket_folder, {"KGO_CELL": "landlock"})
     try:
         kernel = written(tmp_path, "hack_harness_socket.py", **{'SOCKET = ""  # __SOCKET__': f"SOCKET = {str(path)!r}",
                                                                 'PAYLOAD = ""  # __PAYLOAD__': f"PAYLOAD = {str(payload)!r}"})
@@ -431,5 +429,4 @@ def test_a_kernel_cannot_queue_requests_on_the_warm_harness(tmp_path):
     finally:
         _call(path, {"command": "shutdown"})
         proc.wait(timeout=30)
-        shutil.rmtree(path.parent, ignore_errors=True)
     assert not marker.exists(), "the kernel's queued request ran its reference outside the cell"

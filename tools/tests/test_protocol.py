@@ -210,14 +210,9 @@ def _gone(pid, within=10.0):
 
 
 @pytest.fixture
-def template_env():
-    """A private socket folder, so that this test's template is its own (a short path: a Unix socket's has about
-    100 bytes), and a short idle time."""
-    import shutil
-    import tempfile
-    runtime = tempfile.mkdtemp(prefix="kgo-rt-", dir="/tmp")
-    yield {"XDG_RUNTIME_DIR": runtime, "KGO_JUDGE_FORK": "auto", "KGO_JUDGE_FORK_IDLE_S": "2"}
-    shutil.rmtree(runtime, ignore_errors=True)
+def template_env(socket_folder):
+    """A private socket folder, so that this test's template is its own, and a short idle time."""
+    return {"XDG_RUNTIME_DIR": str(socket_folder), "KGO_JUDGE_FORK": "auto", "KGO_JUDGE_FORK_IDLE_S": "2"}
 
 
 def _template(env):

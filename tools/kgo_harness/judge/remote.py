@@ -351,8 +351,9 @@ class Pool:
         if template_wanted(device):
             from kgo_harness.judge import zygote
             self.template = zygote.Template(device, cell_places())
-        # With a template the first process is forked once the template is ready (wait_ready), so the judge
-        # goes on to its own torch import meanwhile; without one it is spawned now, for the same overlap.
+        # With a template the first process (unless the judge spawned `first` already) is forked once the template
+        # is ready (wait_ready), so the judge goes on to its own torch import meanwhile; without one it is spawned
+        # now, for the same overlap.
         self.spares = [first] if first is not None else [] if self.template is not None else [self._new()]
 
     def _new(self):
