@@ -1,7 +1,9 @@
 """A KernelBench ModelNew that compiles its own kernel with torch.utils.cpp_extension.load_inline (the form of
 KernelBench's leaderboard kernels; here a C++ one, so that it builds and runs on the CPU) is judged on its
-kernel: the calls into the module it compiled count as its own launches, so delegation does not flag it."""
-# ctest-cost: 2
+kernel: the calls into the module it compiled count as its own launches, so delegation does not flag it.
+The module is built on pybind11 alone (no_implicit_headers, raw pointers): with torch/extension.h its build took
+34 s of CPU on 2 cores, a twelfth of the whole suite's; this one takes about 6."""
+# ctest-cost: 8
 import json
 import os
 import shutil
@@ -13,26 +15,30 @@ import pytest
 from conftest import ENTRY, ROOT
 
 MODEL_NEW = '''
+import torch
 import torch.nn as nn
 from torch.utils.cpp_extension import load_inline
 
 SRC = """
-#include <torch/extension.h>
-torch::Tensor mul_sub(torch::Tensor a, torch::Tensor b) {
-  auto out = torch::empty_like(a);
-  const float* pa = a.data_ptr<float>();
-  const float* pb = b.data_ptr<float>();
-  float* po = out.data_ptr<float>();
-  for (int64_t i = 0; i < a.numel(); ++i) po[i] = pa[i] * pb[i] - pa[i];
-  return out;
+#include <pybind11/pybind11.h>
+#include <cstdint>
+void mul_sub(std::uintptr_t a, std::uintptr_t b, std::uintptr_t out, std::int64_t n) {
+  const float* pa = reinterpret_cast<const float*>(a);
+  const float* pb = reinterpret_cast<const float*>(b);
+  float* po = reinterpret_cast<float*>(out);
+  for (std::int64_t i = 0; i < n; ++i) po[i] = pa[i] * pb[i] - pa[i];
 }
 """
-ext = load_inline(name="kgo_test_mul_sub", cpp_sources=SRC, functions=["mul_sub"])
+ext = load_inline(name="kgo_test_mul_sub", cpp_sources=SRC, functions=["mul_sub"], no_implicit_headers=True,
+                  with_pytorch_error_handling=False)
 
 
 class ModelNew(nn.Module):
     def forward(self, a, b):
-        return ext.mul_sub(a.contiguous(), b.contiguous())
+        a, b = a.contiguous(), b.contiguous()
+        out = torch.empty_like(a)
+        ext.mul_sub(a.data_ptr(), b.data_ptr(), out.data_ptr(), a.numel())
+        return out
 '''
 
 
