@@ -1,4 +1,5 @@
 """`kgo audit` on workspaces with planted violations, each of which must be found at file:line."""
+# ctest-cost: 2
 import json
 import shutil
 

@@ -1,4 +1,5 @@
 """`kgo baseline`: Stage 1 in one command, checked with the git CLI."""
+# ctest-cost: 1
 import json
 
 import pytest

@@ -1,6 +1,6 @@
 """`kgo bench`: the CPU path (Triton interpreter, host timer, never recorded), utilization against
 the registered roofline, and the GPU path when a GPU is present."""
-# ctest-cost: 5
+# ctest-cost: 7
 import json
 
 import pytest

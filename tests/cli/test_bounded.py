@@ -1,5 +1,6 @@
 """Answers sized for agents: status, memory read|list|update|append and wiki index are bounded
 (at most --limit items per list), filterable, and say what they left out and how to get it."""
+# ctest-cost: 1
 import pytest
 
 from conftest import FIXTURE_WIKI, git, needs_fixture, run_kgo, validate

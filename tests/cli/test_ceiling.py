@@ -1,5 +1,6 @@
 """`kgo ceiling`: a fake kgo_ceiling replaying the H200 run's output (--binary) and a fake nvidia-smi, so the
 parse / record / wiki-index path runs without a GPU; a tiny real measurement when a GPU and nvcc are here."""
+# ctest-cost: 1
 import datetime
 import json
 import os

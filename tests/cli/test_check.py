@@ -1,5 +1,5 @@
 """`kgo check` on real workspaces with the real harness in Triton-interpreter mode (--device cpu)."""
-# ctest-cost: 21
+# ctest-cost: 26
 import os
 import shutil
 import stat

@@ -1,5 +1,6 @@
 """The embedded default gpu-wiki (gpu-wiki-index/wiki): its documents are read here with a small
 parser of this test's own, independent of kgo's indexer, then cross-checked against `kgo wiki`."""
+# ctest-cost: 1
 import pathlib
 import re
 

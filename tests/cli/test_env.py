@@ -1,5 +1,5 @@
 """`kgo env` on this machine (no GPU in CI) and with a stand-in nvidia-smi on PATH."""
-# ctest-cost: 7
+# ctest-cost: 11
 import os
 import stat
 

@@ -1,6 +1,7 @@
 """`kgo experience` end to end: accept / reject add records computed from stamped measurements (plus a
 ledger line when a plan follows advice), predicted vs measured in the record and README, recommend from
 the workspace, vocabulary refusal, concurrent writers through the CLI, merge, sync and stats."""
+# ctest-cost: 2
 import json
 import subprocess
 

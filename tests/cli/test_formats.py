@@ -1,6 +1,6 @@
 """Published kernel formats taken as they are: `kgo init` + `kgo check --device cpu` on the examples under
 examples/formats/ (one per contract), the messages that name the culprit, and CPU honesty."""
-# ctest-cost: 13
+# ctest-cost: 19
 import json
 import pathlib
 import shutil

@@ -1,6 +1,6 @@
 """`kgo harness start|stop|status`: the warm harness on a Unix socket, and check/bench going through it.
 Each test has its own XDG_RUNTIME_DIR, so its daemon is private to it; CPU device (Triton interpreter)."""
-# ctest-cost: 29
+# ctest-cost: 39
 import json
 import os
 import pathlib

@@ -1,4 +1,5 @@
 """`kgo init` and `kgo status` on real temporary directories, checked with the git CLI."""
+# ctest-cost: 1
 import json
 import os
 import stat

@@ -1,4 +1,5 @@
 """`kgo plan`, `kgo iterate accept|reject|verify` and `kgo restart` on real git workspaces."""
+# ctest-cost: 2
 import json
 import re
 import shutil

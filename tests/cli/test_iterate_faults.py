@@ -3,7 +3,7 @@ instants of accept, reject, restart, mask, spec auto|remove, roofline, plan new,
 create|update|append and init --force; after the next kgo command the workspace must pass
 git fsck, hold only whole, schema-valid JSON, have records and commits that agree, and be exactly
 the state before the operation or exactly the state after it."""
-# ctest-cost: 18
+# ctest-cost: 21
 import os
 import random
 import re

@@ -1,4 +1,5 @@
 """`kgo memory` verbs on real workspaces: typed updates, measured-field refusals, masking, diff."""
+# ctest-cost: 2
 import json
 
 import pytest

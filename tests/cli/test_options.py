@@ -1,5 +1,6 @@
 """Shared option groups (cli/options.hpp): a flag that several commands take is declared once, so its
 name and help are the same in each of them, and each command that runs a kernel takes the whole group."""
+# ctest-cost: 1
 import re
 
 import pytest

@@ -2,7 +2,7 @@
 whose kernel file carries setup(); `kgo check` judges every candidate on inputs that file's setup() makes,
 stamps it, and refuses it when it differs from its committed version, as ref.py. A workspace made before
 problem.py uses its init commit's kernel, never the candidate."""
-# ctest-cost: 4
+# ctest-cost: 1
 import json
 import shutil
 

@@ -1,5 +1,6 @@
 """`kgo roofline` on real workspaces: refusal without specs, the cited README sections, exit codes 0/2,
 custom expressions, and the bounds the issue pins (softmax memory-bound, bf16 matmul compute-bound)."""
+# ctest-cost: 1
 import json
 import re
 

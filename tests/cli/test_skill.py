@@ -1,6 +1,7 @@
 """`kgo skill install|uninstall` into a temporary HOME, checked file by file: the skill, the MCP
 entry (Claude Code's ~/.claude.json, Codex's ~/.codex/config.toml), the hooks, a user's own config
 surviving install + uninstall byte for byte, idempotence, refusals; and the hooks' decisions."""
+# ctest-cost: 1
 import json
 import os
 import pathlib

@@ -1,5 +1,6 @@
 """`kgo spec add|auto|unknown|list|remove` on real workspaces against the atrex fixture wiki and
 the embedded wiki. Line numbers are looked up in the wiki files, never hard-coded."""
+# ctest-cost: 2
 import json
 import pathlib
 import shutil

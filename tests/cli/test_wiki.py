@@ -1,5 +1,6 @@
 """`kgo wiki products | lookup | check | index` on the atrex fixture, the embedded wiki and
 small temporary wikis; every --json output is validated against its schema."""
+# ctest-cost: 1
 import json
 import os
 import pathlib

@@ -1,6 +1,6 @@
 """Anti-cheat: one test per way a kernel can look right or fast without being so. Each must be caught.
 Runs on the CPU (Triton interpreter) and, where a GPU is present, on the GPU too."""
-# ctest-cost: 12
+# ctest-cost: 26
 import pathlib
 import shutil
 

@@ -1,6 +1,6 @@
 """`bench`: the timer's result fields and checks. On the CPU it times with the host clock (the plumbing:
 rotation, checked outputs, baselines, aggregates); GPU-only properties run where a GPU is present."""
-# ctest-cost: 6
+# ctest-cost: 8
 import math
 
 import pytest

@@ -1,6 +1,6 @@
 """`check`: the example variants pass, the seed contract works with ref.py tolerance overrides, crashes and
 hangs become verdicts, the edge shapes are always tried, and isolate=case gives every case a fresh kernel process."""
-# ctest-cost: 35
+# ctest-cost: 42
 import pathlib
 
 import pytest

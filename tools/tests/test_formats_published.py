@@ -2,7 +2,7 @@
 read for what it declares, the tolerance policy and its stated source, kernels a file compiles itself counting
 as its own, problems without dims, opus24's kernel + test file, SOL-ExecBench's solution document. Every file
 used is kgo's own, written in the published layout (examples/formats/ and the strings below)."""
-# ctest-cost: 9
+# ctest-cost: 12
 import json
 import pathlib
 import shutil

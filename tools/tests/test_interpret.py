@@ -1,7 +1,7 @@
 """interpret.install: Triton's interpreter swaps the same attributes and computes the same outputs as shipped, but
 lists the language's members once per module instead of on every @triton.jit call inside a kernel; the index
 swap of Triton 3.6 is mended for NumPy 2."""
-# ctest-cost: 4
+# ctest-cost: 6
 import json
 import os
 import subprocess

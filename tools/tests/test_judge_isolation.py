@@ -3,7 +3,7 @@ test_kernels and static checker, gpu-mode pygpubench's exploits, METR's 2025 rep
 reward-hack checks). Each test names the defence that catches the cheat; with that defence removed the
 cheat passes and the test fails. Runs on the CPU (Triton interpreter); the GPU-only families (streams,
 events, graphs) are in bench/judge_h200.py."""
-# ctest-cost: 21
+# ctest-cost: 38
 import json
 import os
 import pathlib

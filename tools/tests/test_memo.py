@@ -1,4 +1,5 @@
 """memo.Memo: the warm judge's bounded memo."""
+# ctest-cost: 1
 from kgo_harness import memo
 
 

@@ -1,6 +1,6 @@
 """The protocol itself: one-shot CLI exit codes and schemas, invalid requests, env, catalog, run-once,
 and the warm worker of `serve`."""
-# ctest-cost: 10
+# ctest-cost: 22
 import json
 import os
 import pathlib

@@ -1,4 +1,5 @@
 """templates/ops (what `kgo ops` instantiates) is the only copy of each example kernel."""
+# ctest-cost: 1
 import hashlib
 
 from conftest import ROOT, TEMPLATES

@@ -2,7 +2,7 @@
 the kernel's process runs only when asked, each call's outputs committed by digest, calls checked that the judge picks
 after the reply. Attacks from the kernel's own process: forged samples, skipped calls, work deferred past the clock.
 On the CPU the host clock times the kernel; on a GPU (when present) CUDA events, at a size the events can resolve."""
-# ctest-cost: 6
+# ctest-cost: 11
 import statistics
 import subprocess
 import sys
