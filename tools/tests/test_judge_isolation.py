@@ -300,6 +300,19 @@ def triton_softmax(*args, **kwargs):
         assert "libtriton" in f.read()
 
 
+def test_a_gpu_template_makes_tritons_cache_key_before_any_kernel():
+    """A GPU's kernel-process template makes Triton's own cache key, a hash of its compiler and library that a
+    process's first compile or cached load makes (0.4 s of a kernel's first launch on an H200 host), so that every
+    fork has it. The CPU's interpreter never asks for it, so a CPU template skips it."""
+    import subprocess
+    import sys
+    code = ("import sys; sys.path.insert(0, sys.argv[1]); from kgo_harness.cell import kernel_worker as k; "
+            "from triton.runtime.cache import triton_key as key; k.prepare_template(); "
+            "print(key.cache_info().currsize); k.prepare_template(cache_key=True); print(key.cache_info().currsize)")
+    out = subprocess.run([sys.executable, "-c", code, str(ROOT / "tools")], capture_output=True, text=True, timeout=120)
+    assert out.stdout.split() == ["0", "1"], out.stderr[-2000:]
+
+
 def _fds(pid):
     return {int(fd): os.readlink(f"/proc/{pid}/fd/{fd}") for fd in os.listdir(f"/proc/{pid}/fd")}
 

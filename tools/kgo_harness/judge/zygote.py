@@ -21,7 +21,7 @@ def serve(sock_fd, device):
         from kgo_harness.cell import bench_kernel, guard, kernel_worker
         from kgo_harness.formats import contracts
         from kgo_harness import launches, wire  # noqa: F401
-        kernel_worker.prepare_template()
+        kernel_worker.prepare_template(cache_key=device == "cuda")
     except Exception as e:
         _reply(sock, {"error": f"cannot import torch/triton in the kernel processes' template: {type(e).__name__}: {e}"})
         return
