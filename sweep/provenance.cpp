@@ -48,7 +48,7 @@ nlohmann::json pinned_gpu(const std::optional<std::string>& cvd) {
   return nullptr;
 }
 
-nlohmann::json provenance(const std::filesystem::path& ws, bool cpu_only) {
+nlohmann::json provenance(const std::filesystem::path& ws, nlohmann::json gpu) {
   char host[256] = {0};
   ::gethostname(host, sizeof host - 1);
   nlohmann::json kernel = nullptr, reference = nullptr;
@@ -67,7 +67,7 @@ nlohmann::json provenance(const std::filesystem::path& ws, bool cpu_only) {
           {"cuda_visible_devices", opt(cvd)},
           {"slurm_job_id", opt(env("SLURM_JOB_ID"))},
           {"slurm_array_task", opt(env("SLURM_ARRAY_TASK_ID"))},
-          {"gpu", cpu_only ? nlohmann::json() : pinned_gpu(cvd)}};
+          {"gpu", std::move(gpu)}};
 }
 
 }  // namespace kgo::sweep

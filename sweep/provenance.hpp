@@ -17,7 +17,7 @@ std::string kgo_commit();
 nlohmann::json pinned_gpu(const std::optional<std::string>& cuda_visible_devices);
 
 // Host, kgo version/commit, CUDA_VISIBLE_DEVICES, Slurm ids, hashes of the workspace's kernel and
-// reference, and (unless `cpu_only`) the pinned GPU.
-nlohmann::json provenance(const std::filesystem::path& workspace, bool cpu_only);
+// reference, and `gpu` (pinned_gpu's answer; null for a CPU job).
+nlohmann::json provenance(const std::filesystem::path& workspace, nlohmann::json gpu);
 
 }  // namespace kgo::sweep

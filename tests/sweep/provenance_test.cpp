@@ -22,7 +22,7 @@ TEST(ProvenanceTest, RecordsHostKgoAndTheHashesOfTheWorkspacesKernelAndReference
     "kgo_version": "0.1.0", "created_at": "2026-11-26T00:00:00Z"})");
   ScopedEnv cvd("CUDA_VISIBLE_DEVICES", "3");
   ScopedEnv job("SLURM_JOB_ID", "4242");
-  nlohmann::json p = provenance(t.path(), true);
+  nlohmann::json p = provenance(t.path(), nullptr);
   EXPECT_FALSE(p["host"].get<std::string>().empty());
   EXPECT_FALSE(p["kgo_version"].get<std::string>().empty());
   EXPECT_EQ(p["kgo_commit"], kgo_commit());
@@ -35,7 +35,7 @@ TEST(ProvenanceTest, RecordsHostKgoAndTheHashesOfTheWorkspacesKernelAndReference
 
 TEST(ProvenanceTest, OutsideAWorkspaceTheHashesAreNull) {
   kgo::test::TempDir t;
-  nlohmann::json p = provenance(t.path(), true);
+  nlohmann::json p = provenance(t.path(), nullptr);
   EXPECT_TRUE(p["kernel_sha256"].is_null());
   EXPECT_TRUE(p["reference_sha256"].is_null());
 }
