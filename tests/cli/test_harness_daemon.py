@@ -13,7 +13,7 @@ import pytest
 from conftest import KGO_BIN, SOURCE_DIR, make_workspace, run_kgo, validate
 from planted import sleeper
 
-CHECK = ["check", "--device", "cpu", "--shape", "64x1000", "--trials", "1", "--no-edge-shapes", "--json", "--detail"]
+CHECK = ["check", "--device", "cpu", "--shape", "8x1000", "--trials", "1", "--no-edge-shapes", "--json", "--detail"]
 
 
 @pytest.fixture
