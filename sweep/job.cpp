@@ -118,7 +118,7 @@ nlohmann::json run_job(const Sweep& s, int id) {
                       {"started_at", core::utc_now_iso()},
                       {"started_unix", unix_now()}};
   auto t0 = std::chrono::steady_clock::now();
-  // The pinned GPU's provenance (an nvidia-smi query, about 0.1 s: a fifth of a warm job on an H200) is read while
+  // The pinned GPU's provenance (an nvidia-smi query: 30-100 ms, a tenth of a warm job on an H200) is read while
   // the job runs rather than after it.
   auto gpu = std::async(std::launch::async, [&job] {
     const char* cvd = std::getenv("CUDA_VISIBLE_DEVICES");

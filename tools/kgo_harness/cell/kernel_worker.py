@@ -390,7 +390,7 @@ def triton_key():
     load of every process makes (0.4 s on an H200 host: most of a kernel's first launch in a fresh cell). A GPU's
     template makes it once and every fork keeps it. A spawned kernel process (a cold judge's first) leaves it to
     its first launch: made ahead, even on a thread beside torch's import, it delayed that process's start by about
-    what it saved (the H200, 2026-11-28). Nothing where this Triton keeps the key elsewhere."""
+    what it saved (measured on an H200). Nothing where this Triton keeps the key elsewhere."""
     try:
         from triton.runtime.cache import triton_key as key
         key()
