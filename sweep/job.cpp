@@ -3,7 +3,6 @@
 #include <chrono>
 #include <cstdlib>
 #include <future>
-#include <optional>
 
 #include <fmt/format.h>
 
@@ -120,10 +119,8 @@ nlohmann::json run_job(const Sweep& s, int id) {
   auto t0 = std::chrono::steady_clock::now();
   // The pinned GPU's provenance (an nvidia-smi query: 30-100 ms, a tenth of a warm job on an H200) is read while
   // the job runs rather than after it.
-  auto gpu = std::async(std::launch::async, [&job] {
-    const char* cvd = std::getenv("CUDA_VISIBLE_DEVICES");
-    return job.wants_gpu() ? pinned_gpu(cvd ? std::optional<std::string>(cvd) : std::nullopt) : nlohmann::json();
-  });
+  auto gpu = std::async(std::launch::async,
+                        [&job] { return job.wants_gpu() ? this_process_gpu() : nlohmann::json(); });
   core::ProcessOptions po;
   po.timeout = std::chrono::milliseconds(static_cast<long long>(s.timeout_s * 1000));
   // GPU jobs share their GPU's warm judge where the backend set one up (a cell is never shared: each job's

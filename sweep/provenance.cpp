@@ -48,6 +48,8 @@ nlohmann::json pinned_gpu(const std::optional<std::string>& cvd) {
   return nullptr;
 }
 
+nlohmann::json this_process_gpu() { return pinned_gpu(env("CUDA_VISIBLE_DEVICES")); }
+
 nlohmann::json provenance(const std::filesystem::path& ws, nlohmann::json gpu) {
   char host[256] = {0};
   ::gethostname(host, sizeof host - 1);

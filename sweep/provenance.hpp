@@ -16,8 +16,11 @@ std::string kgo_commit();
 // nvidia-smi's list; with it unset and one GPU present, that GPU. Null when there is none.
 nlohmann::json pinned_gpu(const std::optional<std::string>& cuda_visible_devices);
 
+// pinned_gpu of this process's CUDA_VISIBLE_DEVICES.
+nlohmann::json this_process_gpu();
+
 // Host, kgo version/commit, CUDA_VISIBLE_DEVICES, Slurm ids, hashes of the workspace's kernel and
-// reference, and `gpu` (pinned_gpu's answer; null for a CPU job).
+// reference, and `gpu` (this_process_gpu's answer; null for a CPU job).
 nlohmann::json provenance(const std::filesystem::path& workspace, nlohmann::json gpu);
 
 }  // namespace kgo::sweep
