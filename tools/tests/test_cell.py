@@ -331,11 +331,13 @@ def _cache_attack(tmp_path, env, **extra):
 def test_no_kernel_can_plant_an_object_in_another_kernels_compile_cache(tmp_path):
     victim, _ = _cache_attack(tmp_path, {})
     assert not (victim / "planted").exists()
+    assert not (tmp_path / "cache" / "triton-key.json").exists()   # where a GPU template stores Triton's key
 
 
 def test_compile_cache_without_the_cell_is_planted(tmp_path):
     victim, _ = _cache_attack(tmp_path, OFF, unconfined=True)
     assert (victim / "planted").exists()
+    assert "planted" in (tmp_path / "cache" / "triton-key.json").read_text()
 
 
 def test_the_same_sources_in_another_workspace_share_their_compile_cache(tmp_path):

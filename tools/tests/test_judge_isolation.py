@@ -300,17 +300,30 @@ def triton_softmax(*args, **kwargs):
         assert "libtriton" in f.read()
 
 
-def test_a_gpu_template_makes_tritons_cache_key_before_any_kernel():
+def test_a_gpu_template_makes_tritons_cache_key_and_a_spawned_process_uses_the_stored_one(tmp_path):
     """A GPU's kernel-process template makes Triton's own cache key, a hash of its compiler and library that a
     process's first compile or cached load makes (0.4 s of a kernel's first launch on an H200 host), so that every
-    fork has it. The CPU's interpreter never asks for it, so a CPU template skips it."""
+    fork has it, and stores it with its Triton's fingerprint; a later process (a spawned kernel process) takes the
+    stored key instead of making it, unless the fingerprint is not its Triton's. The CPU's interpreter never asks
+    for the key, so a CPU template skips it."""
+    import json
     import subprocess
     import sys
-    code = ("import sys; sys.path.insert(0, sys.argv[1]); from kgo_harness.cell import kernel_worker as k; "
-            "from triton.runtime.cache import triton_key as key; k.prepare_template(); "
-            "print(key.cache_info().currsize); k.prepare_template(cache_key=True); print(key.cache_info().currsize)")
-    out = subprocess.run([sys.executable, "-c", code, str(ROOT / "tools")], capture_output=True, text=True, timeout=120)
-    assert out.stdout.split() == ["0", "1"], out.stderr[-2000:]
+    store = tmp_path / "triton-key.json"
+    head = ("import sys, json; sys.path.insert(0, sys.argv[1]); from kgo_harness.cell import kernel_worker as k; "
+            "import triton.runtime.cache as c; key = c.triton_key; ")
+    make = head + ("k.prepare_template(); print(key.cache_info().currsize); "
+                   "k.prepare_template(cache_key=True, store=sys.argv[2]); print(key.cache_info().currsize)")
+    use = head + ("stored = json.load(open(sys.argv[2])); stale = dict(stored, fingerprint='another Triton'); "
+                  "print(k.triton_key(stale, make=False), c.triton_key is key); "
+                  "k.prepare_template(stored_key=stored); print(c.triton_key() == stored['key'], "
+                  "key.cache_info().currsize)")
+    out = [subprocess.run([sys.executable, "-c", code, str(ROOT / "tools"), str(store)], capture_output=True,
+                          text=True, timeout=120) for code in (make, use)]
+    assert out[0].stdout.split() == ["0", "1"], out[0].stderr[-2000:]
+    stored = json.loads(store.read_text())
+    assert set(stored) == {"fingerprint", "key"}
+    assert out[1].stdout.split() == ["None", "True", "True", "0"], out[1].stderr[-2000:]
 
 
 def _fds(pid):

@@ -385,25 +385,67 @@ def _real_file(module):
     return real
 
 
-def triton_key():
+def triton_fingerprint(triton_dir, version):
+    """What Triton's cache key hashes, named by size and modification time (ccache's direct mode): its library and
+    the Python files of the folders its key reads. About 3 ms, against the key's 0.4 s."""
+    import hashlib
+    h = hashlib.sha256(f"{version} {os.path.realpath(triton_dir)}\n".encode())
+    for sub in ("_C", "backends", "compiler", "language", "runtime"):
+        for folder, dirs, files in os.walk(os.path.join(triton_dir, sub)):
+            dirs[:] = sorted(d for d in dirs if d != "__pycache__")
+            for name in sorted(files):
+                st = os.stat(os.path.join(folder, name))
+                h.update(f"{os.path.relpath(folder, triton_dir)}/{name} {st.st_size} {st.st_mtime_ns}\n".encode())
+    return h.hexdigest()
+
+
+def triton_key(stored=None, make=True, store=None):
     """Triton's own cache key: a hash of its compiler's sources and its library that the first compile or cached
-    load of every process makes (0.4 s on an H200 host: most of a kernel's first launch in a fresh cell). A GPU's
-    template makes it once and every fork keeps it. A spawned kernel process (a cold judge's first) leaves it to
-    its first launch: made ahead, even on a thread beside torch's import, it delayed that process's start by about
-    what it saved (measured on an H200). Nothing where this Triton keeps the key elsewhere."""
+    load of every process makes (0.4 s on an H200 host: most of a kernel's first launch in a fresh cell). `stored`
+    ({"fingerprint", "key"}, made by a template before: never anything a cell wrote) is used when its fingerprint is
+    this Triton's; else the key is made when `make` and written to `store`. Returns the form used or made, or None
+    (another Triton, or none: its first compile makes the key, as it did before). A spawned kernel process only
+    uses a stored key: made ahead, even on a thread beside torch's import, it delayed that process's start by about
+    what it saved (measured on an H200)."""
     try:
-        from triton.runtime.cache import triton_key as key
-        key()
-    except Exception:   # another Triton, or none: its first compile makes the key, as it did before
-        pass
+        import triton
+        from triton.runtime import cache
+        fingerprint = triton_fingerprint(os.path.dirname(triton.__file__), triton.__version__)
+        if isinstance(stored, dict) and stored.get("fingerprint") == fingerprint and isinstance(stored.get("key"), str):
+            _use_key(cache, stored["key"])
+            return stored
+        if not make:
+            return None
+        made = {"fingerprint": fingerprint, "key": cache.triton_key()}
+    except Exception:
+        return None
+    if store:
+        with contextlib.suppress(OSError):
+            tmp = f"{store}.{os.getpid()}"
+            with open(tmp, "w") as f:
+                json.dump(made, f)
+            os.replace(tmp, store)
+    return made
 
 
-def prepare_template(cache_key=False):
+def _use_key(cache, key):
+    """Triton's key function answers `key` in every module that holds it (Triton's own worker pools do the same)."""
+    original = cache.triton_key
+
+    def stored_key():
+        return key
+    for name, module in list(sys.modules.items()):
+        if name.startswith("triton") and getattr(module, "triton_key", None) is original:
+            module.triton_key = stored_key
+
+
+def prepare_template(cache_key=False, stored_key=None, store=None):
     """What each kernel process would otherwise do for itself on every fork, done once in the template (zygote):
     Triton and the harness modules a load imports, launch counting installed, and the resolved paths of every
-    module so far; with `cache_key` (a GPU's template: the CPU's interpreter never asks for it), Triton's cache
-    key. A fork then pays only for the kernel's own imports: about 0.1 s of CPU less per kernel process, and on a
-    GPU 0.4 s less before its first launch."""
+    module so far; Triton's cache key (triton_key) taken from `stored_key`, else with `cache_key` (a GPU's
+    template: the CPU's interpreter never asks for it) made and written to `store`. A fork then pays only for the
+    kernel's own imports: about 0.1 s of CPU less per kernel process, and on a GPU 0.4 s less before its first
+    launch."""
     from kgo_harness.formats import formats
     from kgo_harness import launches  # noqa: F401 (formats: imported by each load)
     launches.install()
@@ -412,8 +454,8 @@ def prepare_template(cache_key=False):
         import triton.experimental.gluon  # noqa: F401 (imported by the first launch of a Triton kernel)
     except Exception:
         pass
-    if cache_key:
-        triton_key()
+    if cache_key or stored_key:
+        triton_key(stored_key, make=cache_key, store=store)
     for module in list(sys.modules.values()):
         _real_file(module)
 
@@ -535,11 +577,22 @@ def limit_gpu_memory(limit_mb):
     return round(fraction * total / 2 ** 20)   # the fraction's rounding leaves a few bytes off the MiB asked for
 
 
+STORED_KEY_VAR = "KGO_TRITON_KEY"   # a spawned kernel process's Triton cache key, as the judge stored it
+
+
+def _stored_key(text):
+    try:
+        return json.loads(text) if text else None
+    except ValueError:
+        return None
+
+
 def main(fd_in, fd_out, folder, device, namespaces=None):
     """The kernel process's life. `namespaces`: those its template's fork entered (confine.enter); None when this
     process was spawned, and enters its cell now, before torch is imported."""
     from kgo_harness.cell import confine
     from kgo_harness import procs
+    stored_key = _stored_key(os.environ.pop(STORED_KEY_VAR, None))
     if namespaces is None:
         procs.die_with_parent()
         namespaces = confine.enter(os.getppid(), shim=True)
@@ -581,7 +634,7 @@ def main(fd_in, fd_out, folder, device, namespaces=None):
             # A spare cell is ready for any identity: CUDA's context made, Triton and the modules a load imports
             # imported (what the template does once on the CPU), before the tamper snapshot.
             torch.zeros(1, device="cuda").add_(1)
-            prepare_template()
+            prepare_template(stored_key=stored_key)
         lazy.resolve()   # the formats' lazily imported torch in place before the snapshot of what it watches
         snapshot = guard.Snapshot()
     except Exception as e:

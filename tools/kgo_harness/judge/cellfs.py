@@ -5,6 +5,7 @@ sources (remote.compile_key: the kernel's, the reference's and its imports' byte
 `<cache>/cells/<key>/`, which only a cell of those sources may write, so no kernel can plant a compiled object for
 another. Standard library only."""
 import filecmp
+import json
 import os
 import pathlib
 import shutil
@@ -31,10 +32,13 @@ def root():
     return _ROOT["path"]
 
 
+def _cache_base():
+    return os.environ.get("KGO_CACHE_DIR") or os.path.join(os.path.expanduser("~"), ".cache", "kgo")
+
+
 def cache_root():
     """Where the cells' compile caches live: $KGO_CACHE_DIR/cells, else ~/.cache/kgo/cells."""
-    base = os.environ.get("KGO_CACHE_DIR") or os.path.join(os.path.expanduser("~"), ".cache", "kgo")
-    path = os.path.join(base, "cells")
+    path = os.path.join(_cache_base(), "cells")
     os.makedirs(path, exist_ok=True)
     _give(path, 0o755)
     return path
@@ -45,6 +49,23 @@ def identity_cache(identity):
     os.makedirs(path, exist_ok=True)
     _give(path, 0o700)
     return path
+
+
+def triton_key_file():
+    """Triton's cache key as a GPU template made it (kernel_worker.triton_key): beside the cells' caches, where no
+    cell reads or writes, so a kernel can neither plant a key nor learn more than Triton's own hash."""
+    os.makedirs(_cache_base(), exist_ok=True)
+    return os.path.join(_cache_base(), "triton-key.json")
+
+
+def stored_triton_key():
+    """The stored key ({"fingerprint", "key"}) or None; a spawned kernel process uses it only where its fingerprint
+    is that process's Triton."""
+    try:
+        with open(triton_key_file()) as f:
+            return json.load(f)
+    except (OSError, ValueError):
+        return None
 
 
 def new_folder():

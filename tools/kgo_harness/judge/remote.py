@@ -13,7 +13,7 @@ import subprocess
 import sys
 import time
 
-from kgo_harness.cell import confine
+from kgo_harness.cell import confine, kernel_worker
 from kgo_harness.judge import cellfs
 from kgo_harness import memo, procs
 
@@ -64,6 +64,9 @@ class KernelProcess:
         self.started = "forked" if self.proc is not None else "spawned"
         if self.proc is None:
             env = {**procs.device_env(device), **cell_environment(self.folder)}
+            stored = cellfs.stored_triton_key() if device == "cuda" else None
+            if stored:
+                env[kernel_worker.STORED_KEY_VAR] = json.dumps(stored)
             self.proc = subprocess.Popen(
                 [sys.executable, "-I", str(ENTRY), "__kernel__", str(to_kernel_r), str(from_kernel_w), self.folder,
                  device], stdin=subprocess.DEVNULL, pass_fds=(to_kernel_r, from_kernel_w), env=env)

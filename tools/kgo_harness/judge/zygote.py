@@ -12,7 +12,8 @@ import socket
 import time
 
 
-def serve(sock_fd, device):
+def serve(sock_fd, device, key=(None, None)):
+    """`key`: (the stored Triton cache key, the file to store a new one in), read by the judge (cellfs)."""
     from kgo_harness import procs
     procs.die_with_parent()
     sock = socket.socket(fileno=sock_fd)
@@ -21,7 +22,7 @@ def serve(sock_fd, device):
         from kgo_harness.cell import bench_kernel, guard, kernel_worker
         from kgo_harness.formats import contracts
         from kgo_harness import launches, wire  # noqa: F401
-        kernel_worker.prepare_template(cache_key=device == "cuda")
+        kernel_worker.prepare_template(cache_key=device == "cuda", stored_key=key[0], store=key[1])
     except Exception as e:
         _reply(sock, {"error": f"cannot import torch/triton in the kernel processes' template: {type(e).__name__}: {e}"})
         return
@@ -132,7 +133,9 @@ class Template:
     def __init__(self, device, places):
         """`places`: the cells' folders (remote.cell_places), in the template's environment and so in every fork's."""
         from kgo_harness import procs
+        from kgo_harness.judge import cellfs
         self.device = device
+        key = (cellfs.stored_triton_key(), cellfs.triton_key_file()) if device == "cuda" else (None, None)
         ours, theirs = socket.socketpair()
         pid = os.fork()
         if pid == 0:
@@ -144,7 +147,7 @@ class Template:
                 env = {**procs.device_env(device), **places}
                 os.environ.clear()
                 os.environ.update(env)
-                serve(theirs.fileno(), device)
+                serve(theirs.fileno(), device, key)
             finally:
                 os._exit(0)
         theirs.close()
