@@ -310,20 +310,17 @@ def test_a_gpu_template_makes_tritons_cache_key_and_a_spawned_process_uses_the_s
     import subprocess
     import sys
     store = tmp_path / "triton-key.json"
-    head = ("import sys, json; sys.path.insert(0, sys.argv[1]); from kgo_harness.cell import kernel_worker as k; "
-            "import triton.runtime.cache as c; key = c.triton_key; ")
-    make = head + ("k.prepare_template(); print(key.cache_info().currsize); "
-                   "k.prepare_template(cache_key=True, store=sys.argv[2]); print(key.cache_info().currsize)")
-    use = head + ("stored = json.load(open(sys.argv[2])); stale = dict(stored, fingerprint='another Triton'); "
-                  "print(k.triton_key(stale, make=False), c.triton_key is key); "
-                  "k.prepare_template(stored_key=stored); print(c.triton_key() == stored['key'], "
-                  "key.cache_info().currsize)")
-    out = [subprocess.run([sys.executable, "-c", code, str(ROOT / "tools"), str(store)], capture_output=True,
-                          text=True, timeout=120) for code in (make, use)]
-    assert out[0].stdout.split() == ["0", "1"], out[0].stderr[-2000:]
-    stored = json.loads(store.read_text())
-    assert set(stored) == {"fingerprint", "key"}
-    assert out[1].stdout.split() == ["None", "True", "True", "0"], out[1].stderr[-2000:]
+    code = ("import sys, json; sys.path.insert(0, sys.argv[1]); from kgo_harness.cell import kernel_worker as k; "
+            "import triton.runtime.cache as c; key = c.triton_key; "
+            "k.prepare_template(); print(key.cache_info().currsize); "
+            "k.prepare_template(cache_key=True, store=sys.argv[2]); print(key.cache_info().currsize); "
+            "key.cache_clear(); stored = json.load(open(sys.argv[2])); "
+            "print(k.triton_key(dict(stored, fingerprint='another Triton'), make=False), c.triton_key is key); "
+            "k.prepare_template(stored_key=stored); print(c.triton_key() == stored['key'], key.cache_info().currsize)")
+    out = subprocess.run([sys.executable, "-c", code, str(ROOT / "tools"), str(store)], capture_output=True,
+                         text=True, timeout=120)
+    assert out.stdout.split() == ["0", "1", "None", "True", "True", "0"], out.stderr[-2000:]
+    assert set(json.loads(store.read_text())) == {"fingerprint", "key"}
 
 
 def _fds(pid):
