@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Cold starts on a GPU, an older kgo beside this one in one run (issue "cold starts"; harness/warm_judge.hpp):
-#   cold    `kgo check` of examples/softmax at 4096x4096 with no harness running, alternating old/new, 3 rounds;
-#           new twice: KGO_HARNESS_DAEMON=0 (a one-shot harness) and the default (the warm judge started on first use)
+#   cold    `kgo check` of examples/softmax at 4096x4096 with no harness running (each round in a fresh
+#           XDG_RUNTIME_DIR, so no harness or judges' template of an earlier round serves it; `kgo harness stop`
+#           after it), kgo's default path, old and new alternating, ROUNDS rounds (default 5) after one uncounted
+#           check; new also says where its time went (--detail: the judge's start, its first request)
 #   second  `kgo check` in a second workspace while the harness serves a first (old: `kgo harness start`)
 #   cycle   warm check+bench cycles through the harness, 5 each
 #   sweep   bench/sweep_h200.sh's 24 jobs pinned to GPU 0, old then new, nvidia-smi sampled every 200 ms
@@ -35,12 +37,20 @@ for phase in $PHASES; do
   echo; echo "=== $phase ($(date -u +%H:%M:%S))"
   case $phase in
     cold)
-      for r in 1 2 3; do
-        for s in old new new-auto; do
-          b=${s%-auto}; d=$(ws "$b" 1); side "$b"
-          use=0; [ "$s" = new-auto ] && use=""
-          t=$(date +%s%N); (cd "$d" && KGO_HARNESS_DAEMON=$use "$K" check --json > "$W/cold-$s-$r.json"); rc=$?
-          echo "round $r $s: cold check $(ms "$t") ms (exit $rc)"
+      d=$(ws new 1); rt=$(mktemp -d -p "$W" rt-XXXX)
+      (cd "$d" && XDG_RUNTIME_DIR=$rt "$K" check --json >/dev/null; XDG_RUNTIME_DIR=$rt "$K" harness stop >/dev/null 2>&1)
+      for r in $(seq "${ROUNDS:-5}"); do
+        for s in old new; do
+          d=$(ws "$s" 1); side "$s"; export XDG_RUNTIME_DIR=$(mktemp -d -p "$W" rt-XXXX)
+          detail=""; [ "$s" = new ] && detail=--detail
+          t=$(date +%s%N); (cd "$d" && "$K" check --json $detail > "$W/cold-$s-$r.json"); rc=$?; took=$(ms "$t")
+          split=$(python3 -c 'import json, sys
+t = (json.load(open(sys.argv[1])).get("harness") or {}).get("timing") or {}
+w = t.get("worker_start_s")
+if w:
+    print("(judge start %.2f s, first request %.2f s)" % (w, t.get("wall_s", 0) - w))' \
+            "$W/cold-$s-$r.json" 2>/dev/null)
+          echo "round $r $s: cold check $took ms (exit $rc) $split"
           "$K" harness stop >/dev/null 2>&1
         done
       done ;;
