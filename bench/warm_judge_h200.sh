@@ -37,7 +37,7 @@ for phase in $PHASES; do
   echo; echo "=== $phase ($(date -u +%H:%M:%S))"
   case $phase in
     cold)
-      d=$(ws new 1); rt=$(mktemp -d -p "$W" rt-XXXX)
+      d=$(ws new 1); side new; rt=$(mktemp -d -p "$W" rt-XXXX)
       (cd "$d" && XDG_RUNTIME_DIR=$rt "$K" check --json >/dev/null; XDG_RUNTIME_DIR=$rt "$K" harness stop >/dev/null 2>&1)
       for r in $(seq "${ROUNDS:-5}"); do
         for s in old new; do
