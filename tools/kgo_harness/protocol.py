@@ -160,8 +160,9 @@ def merge_verdicts(statuses):
     return "PASS"
 
 
-def cache_dir(req):
-    base = req.get("cache_dir") or os.environ.get("KGO_CACHE_DIR") or os.path.join(
+def cache_dir(req=None):
+    """kgo's cache: the request's `cache_dir`, else $KGO_CACHE_DIR, else ~/.cache/kgo."""
+    base = (req or {}).get("cache_dir") or os.environ.get("KGO_CACHE_DIR") or os.path.join(
         os.path.expanduser("~"), ".cache", "kgo")
     return pathlib.Path(base)
 

@@ -3,7 +3,7 @@
 writable place: the tensors it hands back, its temporary files, its home). Compiled artefacts persist per set of
 sources (remote.compile_key: the kernel's, the reference's and its imports' bytes, not the workspace) under
 `<cache>/cells/<key>/`, which only a cell of those sources may write, so no kernel can plant a compiled object for
-another. Standard library only."""
+another. Standard library and the harness protocol only."""
 import filecmp
 import json
 import os
@@ -12,6 +12,7 @@ import shutil
 import tempfile
 
 from kgo_harness.cell import confine
+from kgo_harness import protocol
 
 PREFIX = "kgo-cells-"   # then the judge's pid: the supervisor removes a killed judge's folders (remove_of)
 SKIP_DIRS = {"memory", "plans", "profiles", "report", "__pycache__", "node_modules"}
@@ -32,13 +33,9 @@ def root():
     return _ROOT["path"]
 
 
-def _cache_base():
-    return os.environ.get("KGO_CACHE_DIR") or os.path.join(os.path.expanduser("~"), ".cache", "kgo")
-
-
 def cache_root():
     """Where the cells' compile caches live: $KGO_CACHE_DIR/cells, else ~/.cache/kgo/cells."""
-    path = os.path.join(_cache_base(), "cells")
+    path = os.path.join(protocol.cache_dir(), "cells")
     os.makedirs(path, exist_ok=True)
     _give(path, 0o755)
     return path
@@ -53,9 +50,9 @@ def identity_cache(identity):
 
 def triton_key_file():
     """Triton's cache key as a GPU template made it (kernel_worker.triton_key): beside the cells' caches, where no
-    cell reads or writes, so a kernel can neither plant a key nor learn more than Triton's own hash."""
-    os.makedirs(_cache_base(), exist_ok=True)
-    return os.path.join(_cache_base(), "triton-key.json")
+    cell reads or writes, so a kernel can neither plant a key nor learn more than Triton's own hash. Its folder is
+    cache_root's parent, made before any template or kernel process starts."""
+    return os.path.join(protocol.cache_dir(), "triton-key.json")
 
 
 def stored_triton_key():
