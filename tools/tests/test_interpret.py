@@ -1,6 +1,7 @@
-"""interpret.install: Triton's interpreter swaps the same attributes and computes the same outputs as shipped, but
-lists the language's members once per module instead of on every @triton.jit call inside a kernel; the index
-swap of Triton 3.6 is mended for NumPy 2."""
+"""interpret.install: Triton's interpreter runs kernels in the same swapped state and computes the same outputs as
+shipped, but lists the language's members once per module instead of on every @triton.jit call inside a kernel,
+and skips a device call's swap of modules its launch has swapped already; the index swap of Triton 3.6 is mended
+for NumPy 2."""
 # ctest-cost: 6
 import json
 import os
@@ -14,8 +15,10 @@ from conftest import TOOLS
 from kgo_harness.formats import interpret
 
 # Runs a reduction kernel (tl.sum and tl.max call @triton.jit combine functions: device calls) `launches` times
-# under the interpreter and prints what every swap changed, how often the members had been listed after each
-# launch, and the output.
+# under the interpreter and prints, at every swap (a launch's and each device call's) and after each launch, the
+# state the kernel's code meets: per language module or class, its members that are still builtins and those that
+# differ from before the first launch; also what each launch's own swap changed, how often the members had been
+# listed after each launch, and the output.
 PROBE = r"""
 import inspect, json, sys
 import torch, triton, triton.language as tl
@@ -24,18 +27,43 @@ from kgo_harness.formats import interpret
 if sys.argv[1] == "installed":
     assert interpret.install()
 launches = int(sys.argv[2])
-scans, swaps = [0], []
+scans, states, launch_swaps = [0], [], []
 listing = inspect.getmembers
 def counted(obj, *a):
     scans[0] += 1
     return listing(obj, *a)
 inspect.getmembers = counted
+places = {"tl": tl, "core": tl.core, "math": tl.math, "tensor": tl.core.tensor,
+          "descriptor": tl.core.tensor_descriptor_base, "dtype": tl.core.dtype}
+before = {k: {n: vars(p).get(n) for n in dir(p)} for k, p in places.items()}
+def state():
+    out = {}
+    for k, p in places.items():
+        names = dir(p)
+        out[k] = [sorted(n for n in names if tl.core.is_builtin(getattr(p, n, None))),
+                  sorted(n for n in names if vars(p).get(n) is not before[k].get(n))]
+    return out
 original_patch_lang = it._patch_lang
 def recorded(fn):
     scope = original_patch_lang(fn)
-    swaps.append(sorted(f"{getattr(o, '__name__', type(o).__name__)}.{n}" for o, n, _ in scope._changes))
+    states.append(state())
     return scope
 it._patch_lang = recorded
+original_launch = it.GridExecutor.__call__
+def launch(self, *a, **k):
+    scope_of = it._patch_lang
+    def first(fn):
+        it._patch_lang = scope_of
+        scope = scope_of(fn)
+        launch_swaps.append(sorted(f"{getattr(o, '__name__', type(o).__name__)}.{n}" for o, n, _ in scope._changes))
+        return scope
+    it._patch_lang = first
+    try:
+        return original_launch(self, *a, **k)
+    finally:
+        it._patch_lang = scope_of
+        states.append({"after launch": state()})
+it.GridExecutor.__call__ = launch
 
 @triton.jit
 def rows(x_ptr, y_ptr, n: tl.constexpr):
@@ -51,7 +79,7 @@ for _ in range(launches):
     y = torch.empty_like(x)
     rows[(6,)](x, y, 32)
     after.append(scans[0])
-print(json.dumps({"scans": after, "swaps": swaps, "y": y.flatten().tolist()}))
+print(json.dumps({"scans": after, "states": states, "launch_swaps": launch_swaps, "y": y.flatten().tolist()}))
 """
 
 
@@ -71,11 +99,14 @@ def probe(mode, launches):
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 
-def test_the_swaps_and_the_outputs_are_the_shipped_interpreters(runs):
+def test_the_kernel_meets_the_shipped_interpreters_state_and_gives_its_outputs(runs):
     shipped, installed = runs["shipped"], runs["installed"]
-    assert installed["swaps"] == shipped["swaps"]          # every swap changed the same attributes, in order
-    assert len(shipped["swaps"]) > 2 * LAUNCHES              # device calls swapped too, not only the launches
-    assert installed["y"] == shipped["y"]                    # bitwise
+    assert installed["launch_swaps"] == shipped["launch_swaps"]   # each launch swapped the same attributes, in order
+    assert installed["states"] == shipped["states"]               # at every swap and after each launch
+    assert len(shipped["states"]) > 3 * LAUNCHES                  # device calls swapped too, not only the launches
+    swapped = [s for s in shipped["states"] if "after launch" not in s]
+    assert all(s["tl"][0] == [] and "load" in s["tl"][1] and "exp" in s["math"][1] for s in swapped)  # swapped
+    assert installed["y"] == shipped["y"]                         # bitwise
 
 
 def test_the_members_are_listed_once_per_module_not_once_per_call(runs):

@@ -5,7 +5,10 @@ every call of a @triton.jit function from inside one (tl.sum's and tl.max's comb
 helpers). Each swap lists every member of each module with `inspect.getmembers` to find the builtins: on the
 example softmax that scan was half of the interpreted kernel's time. `install()` (in the kernel's process,
 before any kernel is imported) keeps, per module or class, the names that have held a builtin, so a swap visits
-only those; it patches exactly what the full scan would.
+only those; it patches exactly what the full scan would. A device call inside a launch whose language modules
+the launch has swapped already (every combine function of a reduction, once per program) swaps nothing new: the
+launch's swap left no builtin to find there and set the same helpers, which its restore puts back. That call
+then skips the swap, which was a quarter of the example softmax's interpreted time after the scan's fix.
 
 It also mends one swap of older interpreters (Triton 3.6, which torch 2.11 ships): a scalar argument used as an
 index (`range(0, n_cols, BLOCK)`) is a one-element array there, and NumPy 2 refuses `int()` of it, so every
@@ -56,11 +59,47 @@ def install():
                 it._patch_attr(pkg, name, member, builder, scope)
 
     it._patch_builtin = _patch_builtin
+    if all(callable(getattr(it, name, None)) for name in ("_patch_lang", "GridExecutor", "_LangPatchScope")):
+        _skip_swapped_device_calls(it)
     if callable(getattr(it, "_patch_lang_tensor", None)):
         shipped = it._patch_lang_tensor
         it._patch_lang_tensor = lambda tensor, scope: shipped(tensor, _IndexMend(scope))
     _installed = True
     return True
+
+
+_launches = []   # per launch running now (innermost last): the language modules swapped since it began
+
+
+def _langs(fn, it):
+    """The language modules a swap for `fn` covers: those of triton.language and its core that its globals hold."""
+    return {id(v) for v in fn.__globals__.values() if v is it.tl or v is it.tl.core}
+
+
+def _skip_swapped_device_calls(it):
+    """Wraps the interpreter's launch and its swap. Inside a launch nothing is restored until it ends (a device
+    call's swap is never restored), so a swap whose modules were swapped since the launch began finds no builtin
+    left in them and only sets the same helpers again: it is answered with an empty scope."""
+    shipped_swap, shipped_launch = it._patch_lang, it.GridExecutor.__call__
+
+    def _patch_lang(fn):
+        langs = _langs(fn, it)
+        if _launches and langs and langs <= _launches[-1]:
+            return it._LangPatchScope()
+        scope = shipped_swap(fn)
+        if _launches:
+            _launches[-1].update(langs)
+        return scope
+
+    def launch(self, *args, **kwargs):
+        _launches.append(set())
+        try:
+            return shipped_launch(self, *args, **kwargs)
+        finally:
+            _launches.pop()
+
+    it._patch_lang = _patch_lang
+    it.GridExecutor.__call__ = launch
 
 
 class _IndexMend:
