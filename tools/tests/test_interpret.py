@@ -165,3 +165,29 @@ def test_an_index_swap_that_refuses_a_one_element_array_is_mended():
     assert scope.swaps["__repr__"] is repr
     mend.set_attr(object, "__index__", shipped_3_9)
     assert scope.swaps["__index__"] is shipped_3_9
+
+
+def test_a_types_numpy_type_is_the_shipped_ones_for_every_type():
+    """np_dtype_memo answers each Triton type as the interpreter's own function does: every scalar type, blocks of
+    them, pointers, blocks of pointers, whichever is asked first; an unknown type fails as it does."""
+    import triton.language as tl
+    import triton.runtime.interpreter as it
+    shipped = getattr(it._get_np_dtype, "__wrapped__", None) or it._get_np_dtype
+    memo = interpret.np_dtype_memo(shipped)
+    scalars = [v for v in vars(tl).values() if type(v) is tl.dtype]
+    assert len(scalars) > 10
+    types_ = []
+    for t in scalars:
+        types_ += [t, tl.block_type(t, [4]), tl.block_type(t, [2, 8]), tl.pointer_type(t),
+                   tl.block_type(tl.pointer_type(t), [4])]
+    answered = 0
+    for t in types_ + types_[::-1]:
+        try:
+            want = shipped(t)
+        except KeyError:
+            with pytest.raises(KeyError):
+                memo(t)
+            continue
+        assert memo(t) == want, t
+        answered += 1
+    assert answered > 40

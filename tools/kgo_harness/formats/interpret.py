@@ -8,11 +8,14 @@ before any kernel is imported) keeps, per module or class, the names that have h
 only those; it patches exactly what the full scan would. A device call inside a launch whose language modules
 the launch has swapped already (every combine function of a reduction, once per program) swaps nothing new: the
 launch's swap left no builtin to find there and set the same helpers, which its restore puts back. That call
-then skips the swap, which was a quarter of the example softmax's interpreted time after the scan's fix.
+then skips the swap, which was a quarter of the example softmax's interpreted time after the scan's fix. The
+NumPy type of a Triton type, which the interpreter works out on every operation from a table it builds anew each
+time (8% of that time), is kept per type once worked out.
 
 It also mends one swap of older interpreters (Triton 3.6, which torch 2.11 ships): a scalar argument used as an
 index (`range(0, n_cols, BLOCK)`) is a one-element array there, and NumPy 2 refuses `int()` of it, so every
 kernel with such a loop failed on the CPU. The index swap then squeezes the array first, as Triton 3.9's does."""
+import functools
 import inspect
 import types
 
@@ -61,11 +64,32 @@ def install():
     it._patch_builtin = _patch_builtin
     if all(callable(getattr(it, name, None)) for name in ("_patch_lang", "GridExecutor", "_LangPatchScope")):
         _skip_swapped_device_calls(it)
+    if callable(getattr(it, "_get_np_dtype", None)):
+        it._get_np_dtype = np_dtype_memo(it._get_np_dtype)
     if callable(getattr(it, "_patch_lang_tensor", None)):
         shipped = it._patch_lang_tensor
         it._patch_lang_tensor = lambda tensor, scope: shipped(tensor, _IndexMend(scope))
     _installed = True
     return True
+
+
+def np_dtype_memo(shipped):
+    """`shipped` (Triton type -> NumPy type) answered once per type: by its class and name (what Triton's type
+    equality compares) and those of its element type; a type without them, or an error, goes to `shipped` as is."""
+    memo = {}
+
+    @functools.wraps(shipped)
+    def _get_np_dtype(tt_dtype):
+        element = getattr(tt_dtype, "element_ty", None)
+        try:
+            key = (type(tt_dtype), tt_dtype.name, type(element), getattr(element, "name", None))
+            hash(key)
+        except (AttributeError, TypeError):
+            return shipped(tt_dtype)
+        if key not in memo:
+            memo[key] = shipped(tt_dtype)
+        return memo[key]
+    return _get_np_dtype
 
 
 _launches = []   # per launch running now (innermost last): the language modules swapped since it began
