@@ -1,4 +1,4 @@
-"""Triton's CPU interpreter (TRITON_INTERPRET=1, `--device cpu`) without its repeated module scan.
+"""Triton's CPU interpreter (TRITON_INTERPRET=1, `--device cpu`) without the work it repeats on every call.
 
 The interpreter swaps the builtins of triton.language for interpreted ones before it runs a kernel, and again on
 every call of a @triton.jit function from inside one (tl.sum's and tl.max's combine functions, a kernel's own
@@ -41,8 +41,8 @@ def builtin_names(pkg, is_builtin):
 
 
 def install():
-    """Replaces the interpreter's scan where this Triton has the shape it was written for; False where not (the
-    interpreter then runs as shipped)."""
+    """Replaces the interpreter's scan, its device calls' swaps and its type table where this Triton has the shape
+    each was written for; False where it has not even the scan's (the interpreter then runs as shipped)."""
     global _installed
     if _installed:
         return True
