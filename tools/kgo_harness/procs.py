@@ -137,6 +137,31 @@ def _children_map():
     return kids
 
 
+def wait_stopped(pids, limit_s=2.0):
+    """Waits until every thread of each of `pids` is stopped (or the process is gone): a SIGSTOP takes effect when
+    a thread next leaves the kernel, not when kill() returns."""
+    deadline = time.monotonic() + limit_s
+    for pid in pids:
+        while time.monotonic() < deadline:
+            try:
+                tasks = os.listdir(f"/proc/{pid}/task")
+                states = [_state(f"/proc/{pid}/task/{t}/stat") for t in tasks]
+            except OSError:
+                break
+            if all(s in ("T", "t", "Z", "X", None) for s in states):
+                break
+            time.sleep(0.0005)
+
+
+def _state(path):
+    try:
+        with open(path, "rb") as f:
+            stat = f.read().decode("latin-1")
+    except OSError:
+        return None
+    return stat[stat.rfind(")") + 2:].split()[0]
+
+
 def descendants(root):
     kids, out, todo = _children_map(), [], [root]
     while todo:

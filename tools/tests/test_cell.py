@@ -9,6 +9,7 @@ import pathlib
 import socket
 import sys
 import threading
+import time
 
 import pytest
 
@@ -432,3 +433,42 @@ def test_a_kernel_cannot_queue_requests_on_the_warm_harness(tmp_path, socket_fol
         _call(path, {"command": "shutdown"})
         proc.wait(timeout=30)
     assert not marker.exists(), "the kernel's queued request ran its reference outside the cell"
+
+
+def _ticks(pid):
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            fields = f.read().rsplit(")", 1)[1].split()
+    except OSError:
+        return 0
+    return int(fields[11]) + int(fields[12])   # utime, stime
+
+
+def test_the_judge_holds_the_cell_still_while_it_times_its_own_work():
+    """remote.Pool.still, which the judge's own timings run inside (wallclock.alone): every process of the kernel's
+    cell stopped, its threads and the child it forked too, and continued after. busy_idle.py burns the CPU from a
+    thread and a child: none of it runs while held (with `still` a no-op, its CPU time goes on)."""
+    from kgo_harness import procs, protocol
+    from kgo_harness.judge import remote
+    pool = remote.Pool("cpu", keep=0)
+    kp, _ = pool.get("busy-idle")
+    try:
+        kp.call("load", request=protocol.normalize({"command": "check", "kernel": str(CELL / "busy_idle.py"),
+                                                    "op": "softmax", "device": "cpu"}))
+        pids = {kp.proc.pid, *procs.descendants(kp.proc.pid)}
+        assert pids <= pool.cell_pids() and len(pids) >= 2, pids   # the kernel's process and its child
+
+        def used():
+            return sum(_ticks(p) for p in pids)
+        start = used()
+        time.sleep(0.3)
+        assert used() > start   # burning
+        with pool.still():
+            held = used()
+            time.sleep(0.3)
+            assert used() == held
+        moving = used()
+        time.sleep(0.3)
+        assert used() > moving   # continued
+    finally:
+        kp.close()   # not pool.close(): that also ends this process's strays (other tests' harnesses)

@@ -13,7 +13,7 @@ import torch
 
 from kgo_harness import timing
 from kgo_harness.judge import wallclock
-from conftest import HAS_CUDA, TEMPLATES, kernel
+from conftest import HAS_CUDA, TEMPLATES, kernel, needs_cuda
 
 # (device, shape, rotate): the CPU's interpreter is slow, so small; a GPU's +5 us slack needs calls of tens of us,
 # and many sets per batch (the request's fixed cost, GPU_REQUEST_US, is spread over them).
@@ -351,3 +351,63 @@ def test_a_stall_through_three_probes_is_probed_again_and_a_side_stream_is_not(s
     synced, pending = bench_kernel._probes(timer, None, 4.1)
     assert timing.stream_escape(synced, pending, 4.1) is escapes
     assert timer.probes == probes
+
+
+MM_SHAPE = [16384, 16384, 16384]   # a bf16 matmul of about 13 ms on an H200: long enough for other work's time slices
+
+
+def _matmul_bench(harness, name, baselines=("eager",)):
+    return harness(command="bench", kernel=kernel(name), op="matmul", dtype="bfloat16", device="cuda",
+                   shapes=[MM_SHAPE], bench={"runs": 5, "precision_pct": 0, "baselines": list(baselines), "rotate": 1})
+
+
+@needs_cuda
+def test_a_kernel_that_loads_the_gpu_while_idle_cannot_slow_the_eager_baseline(harness):
+    """hack_idle_hog.py spins on the GPU whenever it is not called: the judge holds its cell still (stopped, its
+    queued work done) while it times the eager baseline, which comes out as this process times the same matmul
+    with no kernel process running; else the judge's matmul waits for the spins' time slices (1.4x on an H200)."""
+    res = _matmul_bench(harness, "hack_idle_hog.py")
+    size = res["sizes"][0]
+    quiet = harness(command="bench", kernel=str(TEMPLATES / "softmax" / "v1_baseline.py"), op="softmax",
+                    device="cuda", shapes=[[64, 64]], bench={"runs": 5, "precision_pct": 0, "baselines": []})
+    assert quiet["verdict"] == "PASS", quiet["message"]   # another identity: the spinning process is ended
+    if size.get("untrusted"):   # its spins still held the GPU after it stopped: no record, never a slower baseline
+        assert "could not time its own work alone" in size["untrusted"], size
+        return
+    assert res["verdict"] == "PASS", res["message"]
+    alone = _eager_alone(MM_SHAPE)
+    assert size["eager_us"] <= 1.15 * alone, (size["eager_us"], alone)
+
+
+def _eager_alone(shape):
+    """The eager matmul's median by CUDA events in this process, no kernel process running."""
+    m, n, k = shape
+    a = torch.randn(m, k, device="cuda", dtype=torch.bfloat16)
+    b = torch.randn(k, n, device="cuda", dtype=torch.bfloat16)
+    times = []
+    for _ in range(7):
+        e0, e1 = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+        e0.record()
+        torch.matmul(a, b)
+        e1.record()
+        e1.synchronize()
+        times.append(e0.elapsed_time(e1) * 1e3)
+    del a, b
+    torch.cuda.empty_cache()
+    return statistics.median(times[2:])
+
+
+@needs_cuda
+def test_a_kernel_that_loads_the_gpu_while_idle_cannot_inflate_the_judges_overhead(harness):
+    """hack_hog_forgery.py forges its samples (a twentieth) and spins on the GPU whenever it is not called, to
+    inflate the overhead the judge takes off its batches: the forged time is never the record. With the cell held
+    still the judge's clock catches it (or records its own time); without, on an H200, the judge's control saw the
+    spins and the size was UNTRUSTED."""
+    res = harness(command="bench", kernel=kernel("hack_hog_forgery.py"), op="softmax", device="cuda",
+                  shapes=[[4096, 4096]], bench={"runs": 5, "precision_pct": 0, "baselines": [], "rotate": 32})
+    size = res["sizes"][0]
+    forged = statistics.median(size["samples_us"])
+    if res["verdict"] == "PASS":
+        assert size["timed_by"] == "judge" and size["median_us"] >= 10 * forged, (size, res["message"])
+    else:
+        assert res["verdict"] in ("REWARD_HACK", "UNTRUSTED"), res["message"]

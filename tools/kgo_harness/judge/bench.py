@@ -65,7 +65,9 @@ def per_set(kp, message, device, sets):
     return grouped(kp, message, device, [f"set{r}" for r in range(sets)])
 
 
-def run_bench(req, problem, kp, emit, ledger):
+def run_bench(req, problem, kp, emit, ledger, still=None):
+    """`still`: the pool's (remote.Pool.still), which holds the kernel's cell still while the judge times its own
+    work (wallclock.alone)."""
     o = req["bench"]
     device = problem.device
     tol = problem.tolerance()
@@ -87,7 +89,7 @@ def run_bench(req, problem, kp, emit, ledger):
     for index, shape in enumerate(shapes):
         emit({"type": "case_start", "index": index, "label": f"bench shape={shape}",
               "timeout_s": req["case_timeout_s"]})
-        size = bench_size(req, problem, kp, timer, shape, index, tol, work, warnings)
+        size = bench_size(req, problem, kp, timer, shape, index, tol, work, warnings, still)
         sizes.append(size)
         emit({"type": "case_done", "index": index, "case": {"shape": shape, "status": "PASS",
                                                            "message": size["message"]}})
@@ -104,7 +106,7 @@ def judge_sets(problem, kp, shape, seed, sets, index):
     return [check.judge_case(problem, kp, shape, seed + r, 0, f"bench{index}.{r}") for r in range(sets)]
 
 
-def bench_size(req, problem, kp, timer, shape, index, tol, work, warnings):
+def bench_size(req, problem, kp, timer, shape, index, tol, work, warnings, still=None):
     o = req["bench"]
     device = problem.device
     seed = case_seed(req["seed"], index, 0)
@@ -163,7 +165,7 @@ def bench_size(req, problem, kp, timer, shape, index, tol, work, warnings):
     observed = [got["observed"]] if got.get("observed") is not None else []   # the observed runs
     if size["outputs_checked"] is not False:   # wrong timed outputs already FAIL; their time is not recorded
         control = wallclock.Control(timer, spot) if device == "cuda" else None
-        wallclock.wall_check(kp, size, device, spot, observed, control)
+        wallclock.wall_check(kp, size, device, spot, observed, control, still)
     # Decided also beside a faked time when the batches ran (a kernel that delegates only in its samples is
     # often caught by the clock too, where its own kernel is much slower than torch's).
     if req["delegation"] and size["outputs_checked"] is not False and (observed or not size.get("reward_hack")):
@@ -173,8 +175,13 @@ def bench_size(req, problem, kp, timer, shape, index, tol, work, warnings):
     if (size.get("delegation") or {}).get("delegated"):
         size["message"] = f"delegation: {size['delegation']['message']}"
         return size
-    for kind in req["bench"]["baselines"]:
-        size.update(baseline(kind, problem, cases, timer, sets, mode, o["runs"], warnings))
+    if req["bench"]["baselines"]:
+        with wallclock.alone(still, device) as busy:
+            if busy:
+                size["untrusted"] = size["message"] = busy
+                return size
+            for kind in req["bench"]["baselines"]:
+                size.update(baseline(kind, problem, cases, timer, sets, mode, o["runs"], warnings))
     best = [v for v in (size.get("eager_us"), size.get("compile_us")) if v]
     med = size["median_us"]
     size["speedup_vs_eager"] = size["eager_us"] / med if size.get("eager_us") and med else None

@@ -4,11 +4,13 @@ ahead wait so that a new identity does not pay the start. Replies are JSON, tens
 come as bytes (wire.py); nothing the kernel's process sends is executed or unpickled."""
 import ast
 import collections
+import contextlib
 import hashlib
 import json
 import os
 import pathlib
 import re
+import signal
 import subprocess
 import sys
 import time
@@ -411,11 +413,7 @@ class Pool:
             return
         self.current.close()
         self.current = None
-        keep = set()
-        for spare in self.spares:
-            keep |= {spare.proc.pid, *procs.descendants(spare.proc.pid)}
-        mine = os.getsid(0)
-        strays = [p for p in procs.descendants(os.getpid()) if p not in keep and _sid(p) not in (mine, None)]
+        strays = self._strays()
         for pid in strays:
             try:
                 os.kill(pid, 9)
@@ -426,6 +424,51 @@ class Pool:
                 os.waitpid(pid, 0)
             except ChildProcessError:
                 pass
+
+    def _strays(self):
+        """This process's descendants in sessions other than its own, but for the spares' trees: what kernel
+        processes started (each leads a session of its own; this process, their subreaper, adopts what they leave)."""
+        keep = set()
+        for spare in self.spares:
+            keep |= {spare.proc.pid, *procs.descendants(spare.proc.pid)}
+        mine = os.getsid(0)
+        return [p for p in procs.descendants(os.getpid()) if p not in keep and _sid(p) not in (mine, None)]
+
+    def cell_pids(self):
+        """Every live process that ran or may run the kernel's code: the current kernel process and its helper, all
+        they started, and (where this process adopts orphans) what they left behind. Never a spare."""
+        cur = self.current
+        roots = [k.proc.pid for k in (cur, cur.helper if cur else None) if k is not None and k.proc.poll() is None]
+        pids = {p for r in roots for p in (r, *procs.descendants(r))}
+        if procs.is_subreaper():
+            pids.update(self._strays())
+        return pids
+
+    @contextlib.contextmanager
+    def still(self):
+        """The kernel's cell holds still while the judge times its own work: every process of it stopped (SIGSTOP:
+        it cannot be caught, and a stopped process starts no work on a device or a core), then continued. Work it
+        queued on a GPU before it stopped still runs: wallclock.alone waits for that."""
+        stopped = set()
+        try:
+            for _ in range(64):   # a process forking as it is stopped leaves a child to stop on the next pass
+                new = self.cell_pids() - stopped
+                if not new:
+                    break
+                for pid in new:
+                    try:
+                        os.kill(pid, signal.SIGSTOP)
+                    except ProcessLookupError:
+                        pass
+                stopped |= new
+                procs.wait_stopped(new)
+            yield
+        finally:
+            for pid in stopped:
+                try:
+                    os.kill(pid, signal.SIGCONT)
+                except ProcessLookupError:
+                    pass
 
     def close(self):
         self.discard()

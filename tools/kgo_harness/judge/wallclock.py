@@ -3,6 +3,7 @@ when the judge asks, one request each: fresh inputs for every timed set, one cal
 outputs in the reply. The judge times each request around it, picks one call of the batch after the reply, fetches
 its outputs, and checks them against the digest and the reference. Skipped calls then show as wrong outputs, work
 done after the reply as a digest that does not match, a forged event time as a judge's time far above it."""
+import contextlib
 import math
 import secrets
 import time
@@ -24,8 +25,57 @@ EMPTY_SHARE = 0.25        # the empty round trip subtracted from a batch's is at
 CONTROL_SLACK_US = 150.0  # the judge's own control batch: three launches and waits, spread over the batch's sets
 
 
+QUIET_US = 150.0   # a short part of the judge's own work, its clock beyond its events, on a GPU no other work holds
+DRAIN_S = 2.0      # how long the judge waits for work a stopped cell left on the GPU to end
+
+
 class Hack(Exception):
     """What the judge's clock or a batch's checked call showed (the size's reward_hack)."""
+
+
+class Shared(Exception):
+    """The judge could not time its own work alone (the size is `untrusted`)."""
+
+
+@contextlib.contextmanager
+def alone(still, device):
+    """Around the judge's own timings (the batches' overhead, the control, the baselines): the kernel's cell stopped
+    (`still`: the pool's, None where no cell lives) and, on a GPU, what it queued there done: the kernel's process
+    cannot slow the judge's own work to bend the figures held against it (a larger overhead to take off its batches,
+    a slower eager baseline). Yields None, or why other work still holds the GPU after DRAIN_S."""
+    if still is None:
+        yield None
+        return
+    with still():
+        yield drained() if device == "cuda" else None
+
+
+def drained():
+    """None once the GPU holds no other process's work: the least of three short parts of the judge's own work (a
+    launch and its wait) exceeds its events by at most QUIET_US, where another context's work first makes it wait
+    for a time slice (about a millisecond). Else, after DRAIN_S, why not."""
+    deadline = time.perf_counter() + DRAIN_S
+    while True:
+        gap = min(_gap() for _ in range(3))
+        if gap <= QUIET_US:
+            return None
+        if time.perf_counter() > deadline:
+            return (f"the judge could not time its own work alone: with the kernel's cell stopped, a short part of it "
+                    f"still waited {gap:.0f} us beyond its events after {DRAIN_S:.0f} s (work the cell left running, "
+                    "or another process, holds this GPU); not recorded: rerun with the GPU to itself (nvidia-smi "
+                    "lists the processes using it)")
+        time.sleep(0.005)
+
+
+def _gap():
+    e0, e1 = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+    torch.cuda.synchronize()
+    t0 = time.perf_counter()
+    e0.record()
+    torch.cuda._sleep(100)
+    e1.record()
+    e1.synchronize()
+    return (time.perf_counter() - t0) * 1e6 - e0.elapsed_time(e1) * 1e3
 
 
 def _sync(device):
@@ -66,7 +116,7 @@ def _observe(kp, observed):
         observed.append(got)
 
 
-def batches(kp, spot, device, median, limit, graph=False):
+def batches(kp, spot, device, median, limit, graph=False, still=None):
     """Runs the judge's timed batches: enough for about WALL_TARGET_US of the claimed time, and more (up to
     MAX_BATCHES) while the fastest is above `limit` (a busy machine slows some batches, a lie every one). Returns
     (judge's wall per call with the overhead taken off, the overhead per call, the calls checked, the batches run).
@@ -75,7 +125,10 @@ def batches(kp, spot, device, median, limit, graph=False):
     deferred work past its reply is faster than the honest ones, hence the fastest, hence checked. The batches run
     in one tally window of the kernel's process (launches.Observer), which wall_check closes (`observed`)."""
     sets = spot.sets
-    cost = overhead_us(device, spot) / sets
+    with alone(still, device) as busy:
+        if busy:
+            raise Shared(busy)
+        cost = overhead_us(device, spot) / sets
     count = int(max(MIN_BATCHES, min(MAX_BATCHES, math.ceil(WALL_TARGET_US / max(median * sets, 0.5)))))
     if graph:
         _round_trip(kp, fresh=spot.fresh_key(), sync=True)   # the graph's capture: not timed
@@ -143,12 +196,15 @@ class Control:
         return min(gaps)
 
 
-def _shared(control, median, sets, batches):
+def _shared(control, median, sets, batches, still=None):
     """Why the judge's clock cannot vouch for this size (its own control batches, beyond their events, fail the
     kernel's test without the kernel's request cost), else None."""
     if control is None:
         return None
-    gap = control(median, batches)
+    with alone(still, "cuda") as busy:
+        gap = control(median, batches) if not busy else None
+    if busy:
+        return busy
     if gap <= 0.5 * median + 5.0 + CONTROL_SLACK_US / sets:
         return None
     return (f"the judge's clock cannot vouch for this time: the judge's own batches of {sets} spins of "
@@ -166,7 +222,7 @@ def host_us(kp, spot, sets, observed=None):
     return max(seconds - min(empty, EMPTY_SHARE * seconds), 0.0) / sets * 1e6
 
 
-def wall_check(kp, size, device, spot, observed=None, control=None):
+def wall_check(kp, size, device, spot, observed=None, control=None, still=None):
     """Holds the kernel's median against the judge's clock. The judge's time per call (batches, overhead off) may
     exceed the median by at most 1.5 x + 5 us + GPU_REQUEST_US / sets on the GPU (5 x + 100 us + CPU_REQUEST_US / sets
     on the CPU, where the interpreter shares the cores); on the GPU, where more is explained by the host's enqueue
@@ -180,9 +236,12 @@ def wall_check(kp, size, device, spot, observed=None, control=None):
     limit = (1.5 * median + 5.0 + GPU_REQUEST_US / spot.sets) if device == "cuda" else \
         (5.0 * median + 100.0 + CPU_REQUEST_US / spot.sets)
     try:
-        wall, cost, checked, ran = batches(kp, spot, device, median, limit, size.get("mode") == "graph")
+        wall, cost, checked, ran = batches(kp, spot, device, median, limit, size.get("mode") == "graph", still)
     except Hack as e:
         size["reward_hack"] = str(e)
+        return
+    except Shared as e:
+        size["untrusted"] = size["message"] = str(e)
         return
     finally:
         _observe(kp, observed)
@@ -197,7 +256,7 @@ def wall_check(kp, size, device, spot, observed=None, control=None):
     size["wall_host_us"] = host if device == "cuda" else None
     # Before either answer below: on a shared GPU the judge's time is the other processes' as much as the kernel's,
     # neither a lie to flag nor a time to record.
-    shared = _shared(control, median, spot.sets, ran)
+    shared = _shared(control, median, spot.sets, ran, still)
     if shared:
         size["untrusted"] = size["message"] = shared
         return

@@ -261,7 +261,7 @@ def handle(req, emit):
             ledger["compile_s"] += check.LEDGER["compile_s"]
         elif cmd == "bench":
             POOL.settle()
-            res.update(bench.run_bench(req, problem, kp, emit, ledger))
+            res.update(bench.run_bench(req, problem, kp, emit, ledger, POOL.still))
         elif cmd == "run-once":
             if problem.inputs_from == "judge":
                 shape = list(req["shapes"][0])
