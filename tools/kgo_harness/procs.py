@@ -139,18 +139,23 @@ def _children_map():
 
 def wait_stopped(pids, limit_s=2.0):
     """Waits until every thread of each of `pids` is stopped (or the process is gone): a SIGSTOP takes effect when
-    a thread next leaves the kernel, not when kill() returns."""
+    a thread next leaves the kernel, not when kill() returns. Returns the pids with a thread still running after
+    `limit_s` (all of them share it)."""
     deadline = time.monotonic() + limit_s
+    running = []
     for pid in pids:
-        while time.monotonic() < deadline:
+        while True:
             try:
-                tasks = os.listdir(f"/proc/{pid}/task")
-                states = [_state(f"/proc/{pid}/task/{t}/stat") for t in tasks]
+                states = [_state(f"/proc/{pid}/task/{t}/stat") for t in os.listdir(f"/proc/{pid}/task")]
             except OSError:
                 break
             if all(s in ("T", "t", "Z", "X", None) for s in states):
                 break
+            if time.monotonic() >= deadline:
+                running.append(pid)
+                break
             time.sleep(0.0005)
+    return running
 
 
 def _state(path):

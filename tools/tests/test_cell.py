@@ -463,7 +463,8 @@ def test_the_judge_holds_the_cell_still_while_it_times_its_own_work():
         start = used()
         time.sleep(0.3)
         assert used() > start   # burning
-        with pool.still():
+        with pool.still() as running:
+            assert running == []
             held = used()
             time.sleep(0.3)
             assert used() == held

@@ -447,9 +447,10 @@ class Pool:
     @contextlib.contextmanager
     def still(self):
         """The kernel's cell holds still while the judge times its own work: every process of it stopped (SIGSTOP:
-        it cannot be caught, and a stopped process starts no work on a device or a core), then continued. Work it
-        queued on a GPU before it stopped still runs: wallclock.alone waits for that."""
-        stopped = set()
+        it cannot be caught, and a stopped process starts no work on a device or a core), then continued. Yields
+        the pids that did not stop (none, but for a thread held in a system call for seconds). Work the cell queued
+        on a GPU before it stopped still runs: wallclock.alone waits for that."""
+        stopped, running = set(), []
         try:
             for _ in range(64):   # a process forking as it is stopped leaves a child to stop on the next pass
                 new = self.cell_pids() - stopped
@@ -461,8 +462,8 @@ class Pool:
                     except ProcessLookupError:
                         pass
                 stopped |= new
-                procs.wait_stopped(new)
-            yield
+                running += procs.wait_stopped(new)
+            yield running
         finally:
             for pid in stopped:
                 try:
