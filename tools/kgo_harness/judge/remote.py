@@ -425,23 +425,23 @@ class Pool:
             except ChildProcessError:
                 pass
 
-    def _strays(self):
+    def _strays(self, walk=False):
         """This process's descendants in sessions other than its own, but for the spares' trees: what kernel
         processes started (each leads a session of its own; this process, their subreaper, adopts what they leave)."""
         keep = set()
         for spare in self.spares:
-            keep |= {spare.proc.pid, *procs.descendants(spare.proc.pid)}
+            keep |= {spare.proc.pid, *procs.descendants(spare.proc.pid, walk)}
         mine = os.getsid(0)
-        return [p for p in procs.descendants(os.getpid()) if p not in keep and _sid(p) not in (mine, None)]
+        return [p for p in procs.descendants(os.getpid(), walk) if p not in keep and _sid(p) not in (mine, None)]
 
     def cell_pids(self):
         """Every live process that ran or may run the kernel's code: the current kernel process and its helper, all
         they started, and (where this process adopts orphans) what they left behind. Never a spare."""
         cur = self.current
         roots = [k.proc.pid for k in (cur, cur.helper if cur else None) if k is not None and k.proc.poll() is None]
-        pids = {p for r in roots for p in (r, *procs.descendants(r))}
+        pids = {p for r in roots for p in (r, *procs.descendants(r, walk=True))}
         if procs.is_subreaper():
-            pids.update(self._strays())
+            pids.update(self._strays(walk=True))
         return pids
 
     @contextlib.contextmanager
