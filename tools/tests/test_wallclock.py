@@ -3,6 +3,7 @@ the kernel's process runs only when asked, each call's outputs committed by dige
 after the reply. Attacks from the kernel's own process: forged samples, skipped calls, work deferred past the clock.
 On the CPU the host clock times the kernel; on a GPU (when present) CUDA events, at a size the events can resolve."""
 # ctest-cost: 11
+import contextlib
 import statistics
 import subprocess
 import sys
@@ -351,6 +352,36 @@ def test_a_stall_through_three_probes_is_probed_again_and_a_side_stream_is_not(s
     synced, pending = bench_kernel._probes(timer, None, 4.1)
     assert timing.stream_escape(synced, pending, 4.1) is escapes
     assert timer.probes == probes
+
+
+
+def test_the_judge_times_its_own_work_only_once_the_gpu_is_drained(monkeypatch):
+    """wallclock.alone: the cell held (`still`), then on a GPU the judge's short probes waited for (drained): a gap
+    that falls to QUIET_US lets the judge time; one that stays above it for DRAIN_S leaves the size untrusted; a
+    process of the cell that did not stop does too; with no cell (still None) nothing is asked."""
+    gaps, held = [900.0, 800.0, 700.0, 20.0], []
+
+    @contextlib.contextmanager
+    def still(running=()):
+        held.append("stopped")
+        yield list(running)
+        held.append("continued")
+    monkeypatch.setattr(wallclock, "_gap", lambda: gaps.pop(0) if len(gaps) > 1 else gaps[0])
+    monkeypatch.setattr(wallclock.time, "sleep", lambda s: None)
+    with wallclock.alone(still, "cuda") as busy:
+        assert busy is None and held == ["stopped"]   # the last probes came under QUIET_US
+    assert held == ["stopped", "continued"]
+    gaps[:] = [2000.0]
+    monkeypatch.setattr(wallclock, "DRAIN_S", 0.0)
+    with wallclock.alone(still, "cuda") as busy:
+        assert "could not time its own work alone" in busy and "2000 us" in busy
+    with wallclock.alone(lambda: still([4242]), "cpu") as busy:
+        assert "did not stop" in busy
+    with wallclock.alone(still, "cpu") as busy:
+        assert busy is None   # the CPU: the cell stopped is all there is to wait for
+    held.clear()
+    with wallclock.alone(None, "cuda") as busy:
+        assert busy is None and held == []
 
 
 MM_SHAPE = [16384, 16384, 16384]   # a bf16 matmul of about 13 ms on an H200: long enough for other work's time slices
