@@ -446,7 +446,7 @@ def _ticks(pid):
 
 def test_the_judge_holds_the_cell_still_while_it_times_its_own_work():
     """remote.Pool.still, which the judge's own timings run inside (wallclock.alone): every process of the kernel's
-    cell stopped, its threads and the child it forked too, and continued after. busy_idle.py burns the CPU from a
+    cell stopped, its threads and the child it forked too, and continued after. busy_idle.py uses the CPU from a
     thread and a child: none of it runs while held (with `still` a no-op, its CPU time goes on)."""
     from kgo_harness import procs, protocol
     from kgo_harness.judge import remote
@@ -461,15 +461,15 @@ def test_the_judge_holds_the_cell_still_while_it_times_its_own_work():
         def used():
             return sum(_ticks(p) for p in pids)
         start = used()
-        time.sleep(0.3)
+        time.sleep(0.5)
         assert used() > start   # burning
         with pool.still() as running:
             assert running == []
             held = used()
-            time.sleep(0.3)
+            time.sleep(0.5)
             assert used() == held
         moving = used()
-        time.sleep(0.3)
+        time.sleep(0.5)
         assert used() > moving   # continued
     finally:
         kp.close()   # not pool.close(): that also ends this process's strays (other tests' harnesses)
