@@ -120,24 +120,32 @@ def freeze_heap():
     gc.enable()
 
 
+def _stat_fields(path):
+    """The fields of a /proc stat file after the command name (which may hold spaces and parentheses): state,
+    ppid, ...; None where it cannot be read."""
+    try:
+        with open(path, "rb") as f:
+            stat = f.read().decode("latin-1")
+    except OSError:
+        return None
+    return stat[stat.rfind(")") + 2:].split()
+
+
 def _children_map():
     kids = {}
     for entry in os.listdir("/proc"):
         if not entry.isdigit():
             continue
-        try:
-            with open(f"/proc/{entry}/stat", "rb") as f:
-                stat = f.read().decode("latin-1")
-        except OSError:
-            continue
-        # The command name may contain spaces and parentheses: fields start after the last ')'.
-        fields = stat[stat.rfind(")") + 2:].split()
-        if len(fields) > 2 and fields[0] != "Z":
+        fields = _stat_fields(f"/proc/{entry}/stat")
+        if fields and len(fields) > 2 and fields[0] != "Z":
             kids.setdefault(int(fields[1]), []).append(int(entry))
     return kids
 
 
-def wait_stopped(pids, limit_s=2.0):
+STOP_WAIT_S = 2.0
+
+
+def wait_stopped(pids, limit_s=STOP_WAIT_S):
     """Waits until every thread of each of `pids` is stopped (or the process is gone): a SIGSTOP takes effect when
     a thread next leaves the kernel, not when kill() returns. Returns the pids with a thread still running after
     `limit_s` (all of them share it)."""
@@ -159,12 +167,17 @@ def wait_stopped(pids, limit_s=2.0):
 
 
 def _state(path):
-    try:
-        with open(path, "rb") as f:
-            stat = f.read().decode("latin-1")
-    except OSError:
-        return None
-    return stat[stat.rfind(")") + 2:].split()[0]
+    fields = _stat_fields(path)
+    return fields[0] if fields else None
+
+
+def signal_each(pids, signum):
+    """Sends `signum` to each of `pids`, passing over those already gone."""
+    for pid in pids:
+        try:
+            os.kill(pid, signum)
+        except ProcessLookupError:
+            pass
 
 
 def descendants(root, walk=False):
@@ -217,11 +230,7 @@ def kill_tree(root_pgid=None, owner=None, no_reap=()):
         found = [p for p in descendants(owner) if p != owner]
         if not found:
             return
-        for pid in found:
-            try:
-                os.kill(pid, signal.SIGKILL)
-            except ProcessLookupError:
-                pass
+        signal_each(found, signal.SIGKILL)
         for pid in found:
             if pid in no_reap:
                 continue

@@ -414,11 +414,7 @@ class Pool:
         self.current.close()
         self.current = None
         strays = self._strays()
-        for pid in strays:
-            try:
-                os.kill(pid, 9)
-            except ProcessLookupError:
-                pass
+        procs.signal_each(strays, signal.SIGKILL)
         for pid in strays:
             try:
                 os.waitpid(pid, 0)
@@ -456,20 +452,12 @@ class Pool:
                 new = self.cell_pids() - stopped
                 if not new:
                     break
-                for pid in new:
-                    try:
-                        os.kill(pid, signal.SIGSTOP)
-                    except ProcessLookupError:
-                        pass
+                procs.signal_each(new, signal.SIGSTOP)
                 stopped |= new
                 running += procs.wait_stopped(new)
             yield running
         finally:
-            for pid in stopped:
-                try:
-                    os.kill(pid, signal.SIGCONT)
-                except ProcessLookupError:
-                    pass
+            procs.signal_each(stopped, signal.SIGCONT)
 
     def close(self):
         self.discard()

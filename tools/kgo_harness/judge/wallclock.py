@@ -10,7 +10,7 @@ import time
 
 import torch
 
-from kgo_harness import timing
+from kgo_harness import procs, timing
 
 WALL_TARGET_US = 2500.0   # timed batches per size: about this much of the claimed time, within the two bounds below
 MIN_BATCHES, MAX_BATCHES = 2, 5
@@ -49,7 +49,7 @@ def alone(still, device):
     with still() as running:
         if running:
             yield (f"the judge could not time its own work alone: {len(running)} process(es) of the kernel's cell "
-                   "did not stop within 2 s; not recorded")
+                   f"did not stop within {procs.STOP_WAIT_S:.0f} s; not recorded")
         else:
             yield drained() if device == "cuda" else None
 
@@ -206,9 +206,9 @@ def _shared(control, median, sets, batches, still=None):
     if control is None:
         return None
     with alone(still, "cuda") as busy:
-        gap = control(median, batches) if not busy else None
-    if busy:
-        return busy
+        if busy:
+            return busy
+        gap = control(median, batches)
     if gap <= 0.5 * median + 5.0 + CONTROL_SLACK_US / sets:
         return None
     return (f"the judge's clock cannot vouch for this time: the judge's own batches of {sets} spins of "
