@@ -364,6 +364,20 @@ def rotate_count(opt, cases_bytes, l2_bytes):
     return max(2, min(16, math.ceil(2 * l2_bytes / cases_bytes)))
 
 
+def l2_bytes(device):
+    """The L2 cache of the current device (0 on the CPU)."""
+    return torch.cuda.get_device_properties(torch.cuda.current_device()).L2_cache_size if device == "cuda" else 0
+
+
+def set_count(opt, case, device):
+    """How many input sets a size's timed calls rotate through (`opt`: the request's `rotate`), from the bytes of one
+    set, its inputs and output buffers: enough to cover twice the L2 cache, so no call finds its inputs there. The
+    judge decides it and tells the kernel's process, whose reply must have timed that many (judge/bench.py)."""
+    nbytes = sum(t.numel() * t.element_size() for t in case.input_tensors().values())
+    nbytes += sum(t.numel() * t.element_size() for t in case.output_buffers())
+    return rotate_count(opt, nbytes, l2_bytes(device))
+
+
 def time_variant(timer, call, sets, mode, runs):
     """Returns (samples_us, mode used, outputs of the timed calls, note)."""
     note = ""
@@ -486,70 +500,41 @@ def floating_inputs(case):
     return [t for _, t in sorted(case.input_tensors().items()) if t.is_floating_point()]
 
 
-_WEIGHTS = {}   # (words, device) -> the int32 weights of the output digest, a few sizes kept
 STACK_BYTES = 64 << 20   # calls whose outputs together are at most this are digested in one pass
 
 
-def _weights(words, device):
-    k = (words, str(device))
-    w = _WEIGHTS.get(k)
-    if w is None:
-        if len(_WEIGHTS) >= 4:
-            _WEIGHTS.pop(next(iter(_WEIGHTS)))
-        gen = torch.Generator(device=device).manual_seed(0x6b676f)   # the same weights in every process
-        # Odd weights: a flip of bit b of a word changes the sum by 2^b * w, never 0 modulo 2^32 (with an even
-        # weight the top bit of a word, such as a float's sign, could flip unseen).
-        w = _WEIGHTS[k] = torch.randint(-(1 << 31), 1 << 31, (words,), generator=gen, dtype=torch.int64,
-                                        device=device).bitwise_or(1).to(torch.int32)
-    return w
-
-
 def _words(t):
-    """A tensor's bytes as int32 words: a view where its size and offset allow, else a zero-padded copy."""
+    """A tensor's bytes as int64 words: a view where its size and offset allow, else a zero-padded copy (on an H200
+    an int64 tensor's sum reads about twice as fast as an int32 tensor's summed into int64)."""
     flat = t.detach().reshape(-1)
     flat = flat if flat.is_contiguous() else flat.contiguous()
-    if flat.dtype == torch.int32:
-        return flat
     raw = flat.view(torch.uint8) if flat.dtype != torch.bool else flat.to(torch.uint8)
     try:
-        return raw.view(torch.int32)
-    except RuntimeError:   # a byte count or a storage offset not a multiple of 4
-        pad = -raw.numel() % 4
-        return torch.cat([raw, raw.new_zeros(pad)]).view(torch.int32) if pad else raw.clone().view(torch.int32)
+        return raw.view(torch.int64)
+    except RuntimeError:   # a byte count or a storage offset not a multiple of 8
+        pad = -raw.numel() % 8
+        return torch.cat([raw, raw.new_zeros(pad)]).view(torch.int64) if pad else raw.clone().view(torch.int64)
 
 
 def digests(calls):
     """A digest of each call's outputs' exact bits (`calls`: one output or list of outputs per call): the sum modulo
-    2**32 of the outputs' bytes, read as int32 words end to end, each times a fixed pseudo-random odd int32 weight
-    (the same in every process for a length and device type). Sums modulo 2**32 do not depend on their order, so
-    the judge recomputes exactly what the kernel's process said, on any thread count. Calls of one length are
-    digested together (a few launches for a whole batch) up to STACK_BYTES, one by one beyond; one transfer for
-    all (on the CPU, where a launch costs nothing, one by one). Any single flipped bit changes it; it is no
+    2**64 of the outputs' bytes read as int64 words (each output zero-padded to whole words), one read of them.
+    Integer sums do not depend on their order, so the judge recomputes exactly what the kernel's process said, on any thread count. Any single
+    flipped bit changes it (by 2**b, never 0 modulo 2**64). Calls of one length are digested together (one launch
+    for a whole batch) up to STACK_BYTES, one by one beyond; one transfer for all (on the CPU one by one). It is no
     cryptographic hash (PROTOCOL.md says what that leaves open)."""
     rows = _stacked_words(calls)
     if rows is not None:   # one pass for the whole batch, a few host operations at any number of calls
-        return [v % (1 << 32) for v in (rows * _weights(rows.shape[1], rows.device)).sum(dim=1, dtype=torch.int32)
-                .tolist()]
+        return [v % (1 << 64) for v in rows.sum(dim=1).tolist()]
     words, extra = [], []
     for outputs in calls:
         outs = outputs if isinstance(outputs, (list, tuple)) else [outputs]
-        tensors = [_words(t) for t in outs if type(t) is torch.Tensor]
-        devices = {w.device for w in tensors}
-        if len(devices) > 1:
-            tensors = [w.to(tensors[0].device) for w in tensors]
-        words.append(None if not tensors else tensors[0] if len(tensors) == 1 else torch.cat(tensors))
+        words.append([_words(t) for t in outs if type(t) is torch.Tensor])
         extra.append(sum(sum(repr(t).encode()) * (i + 1) for i, t in enumerate(outs) if type(t) is not torch.Tensor))
-    live = [w for w in words if w is not None]
-    sums = []
-    if live:
-        same = len({(w.numel(), w.device) for w in live}) == 1
-        if same and live[0].is_cuda and sum(w.numel() for w in live) * 4 <= STACK_BYTES:
-            sums = [(torch.stack(live) * _weights(live[0].numel(), live[0].device)).sum(dim=1, dtype=torch.int32)]
-        else:
-            sums = [(w * _weights(w.numel(), w.device)).sum(dtype=torch.int32).reshape(1).to(live[0].device)
-                    for w in live]
-    values = iter(torch.cat(sums).tolist() if sums else [])
-    return [(total + (next(values) if w is not None else 0)) % (1 << 32) for w, total in zip(words, extra)]
+    sums = [w.sum().reshape(1) for ws in words for w in ws]
+    home = sums[0].device if sums else None
+    values = iter(torch.cat([v.to(home) for v in sums]).tolist() if sums else [])
+    return [(total + sum(next(values) for _ in ws)) % (1 << 64) for ws, total in zip(words, extra)]
 
 
 def _stacked_words(calls):
@@ -560,7 +545,7 @@ def _stacked_words(calls):
     first = outs[0] if outs else None
     if not first or len(outs) < 2 or any(type(t) is not torch.Tensor for t in first):
         return None
-    if not first[0].is_cuda or any(t.dtype == torch.bool or t.numel() * t.element_size() % 4 for t in first):
+    if not first[0].is_cuda or any(t.dtype == torch.bool or t.numel() * t.element_size() % 8 for t in first):
         return None
     if len(outs) * sum(t.numel() * t.element_size() for t in first) > STACK_BYTES:
         return None
@@ -568,7 +553,7 @@ def _stacked_words(calls):
     if any(len(o) != len(first) or any(type(t) is not torch.Tensor or (t.shape, t.dtype, t.device) != lay
                                        for t, lay in zip(o, layout)) for o in outs):
         return None
-    columns = [torch.stack([o[p].detach() for o in outs]).reshape(len(outs), -1).view(torch.uint8).view(torch.int32)
+    columns = [torch.stack([o[p].detach() for o in outs]).reshape(len(outs), -1).view(torch.uint8).view(torch.int64)
                for p in range(len(first))]
     return columns[0] if len(columns) == 1 else torch.cat(columns, dim=1)
 

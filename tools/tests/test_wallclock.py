@@ -41,6 +41,14 @@ def test_forged_samples_meet_the_judges_clock(harness, device, shape, rotate):
 
 
 @pytest.mark.parametrize("device,shape,rotate", SETUPS)
+def test_the_judge_decides_how_many_input_sets_the_timed_calls_rotate_through(harness, device, shape, rotate):
+    """A kernel's process that times over one set (its inputs then in the cache after the first call) and says so."""
+    res = bench(harness, "hack_few_sets.py", device, shape, rotate)
+    assert res["verdict"] == "REWARD_HACK", res["message"]
+    assert f"over 1 input sets where the judge asked for {rotate}" in res["message"], res["message"]
+
+
+@pytest.mark.parametrize("device,shape,rotate", SETUPS)
 def test_a_batch_handler_that_skips_calls_is_caught(harness, device, shape, rotate):
     """All but the last call of each batch skipped, the samples divided to match: the clocks agree, the checked
     calls' outputs do not."""

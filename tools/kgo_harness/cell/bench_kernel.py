@@ -12,15 +12,12 @@ def time_shape(side, msg):
     problem = side.problem
     o, shape, seed = msg["bench"], list(msg["shape"]), msg["seed"]
     device = problem.device
-    l2 = torch.cuda.get_device_properties(torch.cuda.current_device()).L2_cache_size if device == "cuda" else 0
-    timer = _timer(side, o, l2)
+    timer = _timer(side, o, timing.l2_bytes(device))
     busy = msg.get("busy")   # the judge's word on the device work just before (timing.Timer.busy)
     if isinstance(busy, dict):
         timer.busy(float(busy.get("ms") or 0.0), float(busy.get("age_s") or 0.0))
     first = problem.case(shape, seed, 0)
-    set_bytes = sum(t.numel() * t.element_size() for t in first.input_tensors().values())
-    set_bytes += sum(t.numel() * t.element_size() for t in first.output_buffers())
-    sets = int(msg.get("sets") or timing.rotate_count(o["rotate"], set_bytes, l2))  # the judge's, if it made them
+    sets = int(msg["sets"])   # the judge's number (timing.set_count): never this process's choice
     cases = [first] + [problem.case(shape, seed + r, 0) for r in range(1, sets)]
     fresh = _Fresh(cases, msg.get("fresh"))
     side.timed_call, side.timed_cases, side.timed_fresh, side.timed_graph = \
@@ -46,13 +43,13 @@ def time_shape(side, msg):
     synced = pending = None
     if device == "cuda":
         synced, pending = _probes(timer, call, statistics.median(samples))
-    timing.digests(outs)   # the digest's weights for these outputs made now, not in the judge's first timed batch
+    timing.digests(outs)   # the digest's kernels loaded now (CUDA loads them lazily), not in the first timed batch
     named = []
     for r, got in enumerate(outs):   # every input set's last outputs: a replayed result shows up
         got = list(got) if isinstance(got, (list, tuple)) else ([got] if got is not None else [])
         named += [(f"set{r}.out{i}", t) for i, t in enumerate(got)]
     return {"samples": samples, "mode": mode, "note": note, "rotate": sets, "synced_us": synced, "pending_us": pending,
-            "flush_l2": timer.flush is not None, "set_bytes": set_bytes, "host_call_us": timer.host_call_us,
+            "flush_l2": timer.flush is not None, "host_call_us": timer.host_call_us,
             "outputs": wire.send(side.folder, named, bool(msg.get("ipc"))), "fresh": said,
             "ledger": dict(timer.ledger), "own_calls": {"calls": len(own), "without_own": own.count(0),
                                                         "fewest": min(own[warm:], default=None),

@@ -12,7 +12,7 @@ from kgo_harness.judge import check, compare, plausibility, wallclock
 from kgo_harness import memo, timing
 from kgo_harness.judge import envinfo
 from kgo_harness.protocol import case_seed, is_cuda_fatal
-from kgo_harness.timing import Timer, make_calls, rotate_count, stats, time_variant
+from kgo_harness.timing import Timer, make_calls, stats, time_variant
 
 
 def check_outputs(cases, outs, tol):
@@ -71,7 +71,7 @@ def run_bench(req, problem, kp, emit, ledger, still=None):
     o = req["bench"]
     device = problem.device
     tol = problem.tolerance()
-    l2 = torch.cuda.get_device_properties(torch.cuda.current_device()).L2_cache_size if device == "cuda" else 0
+    l2 = timing.l2_bytes(device)
     flush = timing.flush_buffer(l2) if device == "cuda" and o["flush_l2"] and l2 else None
     if flush is not None:
         ledger["flush_us"] = flush[1]
@@ -100,10 +100,11 @@ def run_bench(req, problem, kp, emit, ledger, still=None):
     return finish(sizes, clocks_before, clocks_after, warnings)
 
 
-def judge_sets(problem, kp, shape, seed, sets, index):
+def judge_sets(problem, kp, shape, seed, sets, index, start=0):
+    """The judge's copies of the timed input sets start..sets-1 (seeds seed + r)."""
     if problem.inputs_from == "both":
-        return [problem.case(shape, seed + r, 0) for r in range(sets)]
-    return [check.judge_case(problem, kp, shape, seed + r, 0, f"bench{index}.{r}") for r in range(sets)]
+        return [problem.case(shape, seed + r, 0) for r in range(start, sets)]
+    return [check.judge_case(problem, kp, shape, seed + r, 0, f"bench{index}.{r}") for r in range(start, sets)]
 
 
 def bench_size(req, problem, kp, timer, shape, index, tol, work, warnings, still=None):
@@ -111,26 +112,34 @@ def bench_size(req, problem, kp, timer, shape, index, tol, work, warnings, still
     device = problem.device
     seed = case_seed(req["seed"], index, 0)
     made = provided_sets(req, problem, kp, shape, seed) if problem.inputs_from == "judge" else None
+    # The judge decides how many input sets the timed calls rotate through: fewer would let the kernel's calls find
+    # their inputs in the L2 cache, and spread the request's cost of each timed batch over fewer calls.
+    first = None if made else judge_sets(problem, kp, shape, seed, 1, index)[0]
+    sets = len(made) if made else timing.set_count(o["rotate"], first, device)
     busy = {"ms": timer.busy_ms, "age_s": time.perf_counter() - timer.busy_at} if timer.busy_at else None
     asked = time.perf_counter()
     # Fresh input values before every timed sample, from a number the kernel's process learns only now; the
     # judge rebuilds the last values of each set and checks the timed calls' outputs against them.
     fresh = secrets.randbelow(1 << 30) if problem.inputs_from == "both" and o["check_outputs"] else None
     got = kp.call("time", bench=o, shape=list(shape), seed=seed, ipc=check.ipc(device),
-                  sets=len(made) if made else None, busy=busy, fresh=fresh)
+                  sets=sets, busy=busy, fresh=fresh)
     for key in ("device_s", "compile_s", "warmup_s", "warmup_credit_s"):
         timer.ledger[key] = timer.ledger.get(key, 0.0) + float((got.get("ledger") or {}).get(key) or 0.0)
     # The kernel's process reports its device time; the credit it earns is bounded by this process's own clock.
     said = float((got.get("ledger") or {}).get("device_s") or 0.0) * 1e3
     timer.busy(min(said, (time.perf_counter() - asked) * 1e3))
     samples = [float(x) for x in got["samples"]]
-    sets = int(got["rotate"])
     mode = str(got["mode"])
     size = {"shape": list(shape), "mode": mode, "runs": len(samples), **stats(samples),
             "samples_us": [round(x, 4) for x in samples], "rotate": sets, "flush_l2": bool(got["flush_l2"]),
             "synced_us": None, "stream_escape": None, "message": got.get("note") or "ok", "audit": []}
+    if got.get("rotate") != sets:
+        size["reward_hack"] = size["message"] = (
+            f"the kernel's process timed its calls over {got.get('rotate')!r} input sets where the judge asked for "
+            f"{sets}: fewer sets let the calls find their inputs in the cache")
+        return size
     outs = per_set(kp, got["outputs"], device, sets)
-    cases = made or judge_sets(problem, kp, shape, seed, sets, index)
+    cases = made or [first] + judge_sets(problem, kp, shape, seed, sets, index, start=1)
     spot = Spot(cases, outs, fresh is not None, tol if o["check_outputs"] else None, device)
     if fresh is not None:
         stale = refresh_like(cases, got.get("fresh"), fresh, len(samples), spot.originals)
@@ -261,14 +270,11 @@ class Spot:
 
 def provided_sets(req, problem, kp, shape, seed):
     """The timed input sets made here by the reference's code (inputs_from "judge") and shipped to the kernel's
-    process: as many as the kernel's process would rotate through (timing.rotate_count)."""
+    process: as many as the timed calls rotate through (timing.set_count)."""
     first = problem.case(shape, seed, 0)
-    l2 = torch.cuda.get_device_properties(torch.cuda.current_device()).L2_cache_size if problem.device == "cuda" else 0
     check.reference_of(first)
-    set_bytes = sum(t.numel() * t.element_size() for t in first.input_tensors().values())
-    set_bytes += sum(t.numel() * t.element_size() for t in first.output_buffers())
     cases = [first] + [problem.case(shape, seed + r, 0)
-                       for r in range(1, rotate_count(req["bench"]["rotate"], set_bytes, l2))]
+                       for r in range(1, timing.set_count(req["bench"]["rotate"], first, problem.device))]
     for r, c in enumerate(cases):
         check.provide(problem, kp, c, shape, seed + r, 0)
     return cases

@@ -14,6 +14,9 @@ from kgo_harness import procs, timing
 
 WALL_TARGET_US = 2500.0   # timed batches per size: about this much of the claimed time, within the two bounds below
 MIN_BATCHES, MAX_BATCHES = 2, 5
+# Untimed batches before the timed ones, on a GPU: on an H200 the first batches of a 4096x4096 softmax took 1.5-2
+# times the later ones (the fastest of five 384-445 us a call by the judge's clock without them, 200-330 with them).
+WARM_BATCHES = 2
 CHECKED = 2               # calls of the fastest batch the judge checks, picked after its reply
 CPU_REQUEST_US = 400.0    # on the CPU, a batch request's fixed cost in the kernel's process, beyond an empty one's
 # On a GPU, the same fixed cost (the handler, fresh values and digests launched from Python): an H200 showed an honest
@@ -120,7 +123,7 @@ def _observe(kp, observed):
         observed.append(got)
 
 
-def batches(kp, spot, device, median, limit, graph=False, still=None):
+def batches(kp, spot, device, median, limit, still=None):
     """Runs the judge's timed batches: enough for about WALL_TARGET_US of the claimed time, and more (up to
     MAX_BATCHES) while the fastest is above `limit` (a busy machine slows some batches, a lie every one). Returns
     (judge's wall per call with the overhead taken off, the overhead per call, the calls checked, the batches run).
@@ -134,8 +137,8 @@ def batches(kp, spot, device, median, limit, graph=False, still=None):
             raise Shared(busy)
         cost = overhead_us(device, spot) / sets
     count = int(max(MIN_BATCHES, min(MAX_BATCHES, math.ceil(WALL_TARGET_US / max(median * sets, 0.5)))))
-    if graph:
-        _round_trip(kp, fresh=spot.fresh_key(), sync=True)   # the graph's capture: not timed
+    for _ in range(WARM_BATCHES if device == "cuda" else 0):   # in graph mode the first captures the graph
+        _round_trip(kp, fresh=spot.fresh_key(), sync=True)
     empty = min(_round_trip(kp, empty=True)[0] for _ in range(3))
     walls, fastest = [], None
     for done in range(MAX_BATCHES):
@@ -240,7 +243,7 @@ def wall_check(kp, size, device, spot, observed=None, control=None, still=None):
     limit = (1.5 * median + 5.0 + GPU_REQUEST_US / spot.sets) if device == "cuda" else \
         (5.0 * median + 100.0 + CPU_REQUEST_US / spot.sets)
     try:
-        wall, cost, checked, ran = batches(kp, spot, device, median, limit, size.get("mode") == "graph", still)
+        wall, cost, checked, ran = batches(kp, spot, device, median, limit, still)
     except Hack as e:
         size["reward_hack"] = str(e)
         return
