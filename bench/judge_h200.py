@@ -11,7 +11,9 @@
            memory cap; each must be caught.
   cycle    the warm check+bench cycle and the cold check of examples/softmax (bench/warm_cycle.py), the new
            kgo and the old tree's kgo alternating round by round, with medians and new/old ratios.
-Usage: bench/judge_h200.py honest|cheats|cycle --out DIR [--device cuda|cpu] [options below]
+  lies     how far a forged timer goes: the samples of an honest softmax divided by 1.15-3x, four sizes, --runs
+           rounds; each forgery whose median is recorded is listed (a limit of the judge's clock, PROTOCOL.md).
+Usage: bench/judge_h200.py honest|cheats|cycle|lies --out DIR [--device cuda|cpu] [options below]
 (cpu: a smoke run of the script itself on tiny shapes in the Triton interpreter; its numbers mean nothing)."""
 import argparse
 import json
@@ -202,6 +204,40 @@ def cheats(args):
     return 1 if bad else 0
 
 
+def lies(args):
+    """How far a forged timer goes: hack_event_forgery's samples divided by each factor instead of 20 (the calls run
+    honestly; only the judge's clock on its timed batches can contradict the samples), benched at four sizes with
+    the default rotation, --runs rounds. A factor that passes is a speedup the judge would record unearned (the
+    physical floor, which kgo adds from the workspace's ceilings, is not part of these harness requests)."""
+    import shutil
+    import tempfile
+    folder = pathlib.Path(tempfile.mkdtemp(prefix="kgo-lies-"))
+    shutil.copy(KERNELS / "hack_gpu_memory_hog.py", folder)   # the honest softmax the forgeries call
+    factors = [1.15, 1.3, 1.5, 2.0, 3.0]
+    for f in factors:
+        text = (KERNELS / "hack_event_forgery.py").read_text()
+        (folder / f"lie_{f}.py".replace(".", "_", 1)).write_text(text.replace("s / 20", f"s / {f}"))
+    sizes = [[256, 256], [1024, 1024], [4096, 4096], [8192, 8192]] if args.device == "cuda" else [[64, 256]]
+    h = Serve(args.out / "lies-serve.log")
+    passed = {}
+    for rnd in range(args.runs):
+        for f in factors:
+            for shape in sizes:
+                res = h(command="bench", kernel=str(folder / f"lie_{f}.py".replace(".", "_", 1)), op="softmax",
+                        device=args.device, shapes=[shape], bench={"runs": 10, "precision_pct": 0, "baselines": []})
+                s = (res.get("sizes") or [{}])[0]
+                key = (f, shape[0])
+                passed.setdefault(key, []).append(res["verdict"] == "PASS" and s.get("timed_by") == "kernel")
+                print(f"round {rnd + 1} lie {f}x {shape[0]}^2: {res['verdict']} timed_by {s.get('timed_by')} "
+                      f"median {s.get('median_us') or 0:.2f} us, judge's wall {s.get('wall_us') or 0:.2f} us "
+                      f"(overhead {s.get('wall_overhead_us') or 0:.2f}, sets {s.get('rotate')})", flush=True)
+    h.close()
+    shutil.rmtree(folder, ignore_errors=True)
+    for (f, n), got in sorted(passed.items()):
+        print(f"lie {f}x at {n}^2: the forged median recorded in {sum(got)}/{len(got)}")
+    return 0
+
+
 def parse_cycle(text):
     """Rows of bench/warm_cycle.py's table: {"cold": [(wall, check, irreducible)], "warm": [...]}."""
     rows = {"cold": [], "warm": []}
@@ -286,7 +322,7 @@ def fmt(x):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("what", choices=["honest", "cheats", "cycle"])
+    ap.add_argument("what", choices=["honest", "cheats", "cycle", "lies"])
     ap.add_argument("--out", type=pathlib.Path, required=True)
     ap.add_argument("--device", default="cuda", choices=["cuda", "cpu"])
     ap.add_argument("--runs", type=int, default=10, help="honest: complete runs (default 10)")
@@ -298,7 +334,7 @@ def main():
     ap.add_argument("--cycle-timeout", type=float, default=150)
     args = ap.parse_args()
     args.out.mkdir(parents=True, exist_ok=True)
-    sys.exit({"honest": honest, "cheats": cheats, "cycle": cycle}[args.what](args))
+    sys.exit({"honest": honest, "cheats": cheats, "cycle": cycle, "lies": lies}[args.what](args))
 
 
 if __name__ == "__main__":

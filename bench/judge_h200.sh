@@ -4,8 +4,9 @@
 #           no FAIL, no side-stream flag (skeleton folders with unfilled placeholders are listed as skipped);
 #   cheats  the timing cheats (timer patches, also ones blinding the in-process check; side streams) caught;
 #   cycle   the warm check+bench cycle and the cold check of examples/softmax at 4096², the new kgo and the
-#           old tree's (f8d3c3e) alternating, with new/old ratios.
-# Usage: bench/judge_h200.sh OUTDIR [honest] [cheats] [cycle]   (none named: all three; one device command
+#           old tree's (f8d3c3e) alternating, with new/old ratios;
+#   lies    how far a forged timer goes (1.15-3x at four sizes; named only, never in the default three).
+# Usage: bench/judge_h200.sh OUTDIR [honest] [cheats] [cycle] [lies]   (none named: the first three; one command
 #        has 600 s, so on the H200 run `honest` alone, then `cheats cycle`)
 # Binaries are prebuilt, never built on the device (it lacks kgo's -dev packages and the git history):
 #   KGO_NEW       the new kgo (default .device-carry/kgo, made by scripts/device-pack.sh)
@@ -41,11 +42,15 @@ step() { echo; echo "=== $1 ($(date -u +%H:%M:%S))"; }
         step "timing cheats"
         timeout 120 python3 bench/judge_h200.py cheats --out "$OUT" --device "$DEV"
         echo "cheats exit $?" ;;
+      lies)
+        step "forged timers, 1.15-3x, four sizes, ${JUDGE_RUNS:-2} rounds"
+        timeout 300 python3 bench/judge_h200.py lies --out "$OUT" --device "$DEV" --runs "${JUDGE_RUNS:-2}"
+        echo "lies exit $?" ;;
       cycle)
         step "warm cycle and cold check, examples/softmax: new vs old, alternating"
         timeout 450 python3 bench/judge_h200.py cycle --out "$OUT" --device "$DEV" --rounds 2 --cycles 3
         echo "cycle exit $?" ;;
-      *) echo "unknown phase '$phase' (honest, cheats, cycle)" ;;
+      *) echo "unknown phase '$phase' (honest, cheats, cycle, lies)" ;;
     esac
   done
   step "done"
