@@ -163,6 +163,9 @@ std::string render_bench_text(const BenchReport& r) {
                       ratio(jnum(r.result, "geomean_speedup_vs_best")));
   if (!r.utilization.available) text += "  utilization: " + r.utilization.why_not + "\n";
   text += audit_lines(r.result, "  audit: ");
+  for (const auto& w : jobj(r.result, "warnings")) {
+    if (w.is_string()) text += "  warning: " + w.get<std::string>() + "\n";
+  }
   text += fmt::format("verdict: {} — {}\n", r.verdict, r.message);
   if (r.synthesized && !r.stderr_tail.empty()) text += "harness stderr (last lines):\n" + r.stderr_tail + "\n";
   if (!r.report_path.empty()) text += "wrote " + r.report_path.string() + "\n";

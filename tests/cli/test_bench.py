@@ -52,6 +52,7 @@ def test_utilization_against_registered_roofline(workspace):
     util = j["utilization"]
     assert util["available"], util["why_not"]
     assert util["op"] == "softmax" and "<gpu-wiki>/" in util["bandwidth"]
+    assert not any(w.startswith("no physical floor") for w in j["harness"]["warnings"])
     specs = json.loads((workspace / "specs.json").read_text())
     bw = next(e["si_value"] for e in specs["specs"] if e["metric"] == "hbm_bandwidth")
     for size, u in zip(j["harness"]["sizes"], util["sizes"]):
@@ -79,7 +80,7 @@ def test_physical_floor_takes_both_registered_ceilings_and_says_when_one_is_miss
         validate(r.json(), "cli/bench.schema.json")
         return r.json()["harness"]["sizes"][0]
     s = size()
-    assert s["flops"] and s["bytes"] and "floor_note" not in s
+    assert s["flops"] and s["bytes"] and "floor_note" not in s and "floor_us" in s
     assert s["floor_us"] == pytest.approx(max(s["bytes"] / si["hbm_bandwidth"], s["flops"] / si["fp32"]) * 1e6)
     specs["specs"] = [e for e in specs["specs"] if e["metric"] != "fp32"]
     path.write_text(json.dumps(specs, indent=1))
@@ -93,6 +94,9 @@ def test_utilization_missing_specs_says_what_to_run(workspace):
     j = r.json()
     assert j["utilization"]["available"] is False
     assert "kgo spec auto" in j["utilization"]["why_not"]
+    # no registered bandwidth, no physical floor: said, since only the judge's clock then holds the time
+    assert any(w.startswith("no physical floor") and "kgo spec auto" in w for w in j["warnings"]), j.get("warnings")
+    assert "warning: no physical floor" in run_kgo("bench", "--workspace", workspace, *CPU_BENCH).out
 
 
 def test_bench_output_check_catches_wrong_kernel(workspace):
