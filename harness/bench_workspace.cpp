@@ -46,12 +46,6 @@ BenchReport bench_workspace(const std::filesystem::path& ws, const BenchWorkspac
   nlohmann::json ceilings =
       ceilings_for(ws, target.op, target.dtype, target.shapes.empty() ? default_sizes(cfg.shapes) : target.shapes);
   BenchReport r = run_bench(target, s, work, ceilings);
-  if (ceilings.is_null() && r.result.is_object()) {
-    r.result["warnings"].push_back(
-        "no physical floor: this workspace registers no hbm_bandwidth (kgo spec auto registers it), so a time is "
-        "held only to the judge's clock, whose slack can admit a kernel's forged time (tools/kgo_harness/"
-        "PROTOCOL.md, the judge's clock)");
-  }
   r.utilization = utilization_for(ws, r);
   {
     core::LockedWorkspace lock(ws);

@@ -42,7 +42,7 @@ json ceilings_for(const fs::path& workspace, const std::optional<std::string>& o
   try {
     reg = specs::load_registry(workspace);
   } catch (const Error&) {
-    return nullptr;  // no readable registry: no floor (bench_workspace says so in a warning)
+    return nullptr;  // no readable registry: no floor (run_bench says so in a warning)
   }
   std::optional<std::string> compute_metric;
   if (op && !shapes.empty()) {

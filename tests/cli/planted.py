@@ -27,6 +27,20 @@ def abort():
     return GOOD.replace(_ENTRY_BODY, _ENTRY_BODY + "    import os\n    os.abort()\n")
 
 
+def forged_timer(factor):
+    """Honest calls, but the kernel's process reports its timed samples divided by `factor` (its `time` handler
+    rebound through the garbage collector): only the judge's clock and the physical floor can refuse it."""
+    return GOOD + (
+        "\n\nimport gc as _gc\n"
+        "_side = next(o for o in _gc.get_objects() if type(o).__name__ == 'KernelSide')\n"
+        "_time = _side.time\n\n\n"
+        "def _forged_time(msg):\n"
+        "    out = _time(msg)\n"
+        f"    out['samples'] = [s / {factor} for s in out['samples']]\n"
+        "    return out\n\n\n"
+        "_side.time = _forged_time\n")
+
+
 def sleeper():
     return GOOD.replace(_ENTRY_BODY, _ENTRY_BODY + "    import time\n    time.sleep(600)\n")
 

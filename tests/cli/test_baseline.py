@@ -5,7 +5,7 @@ import json
 import pytest
 
 from conftest import git, run_kgo, validate
-from planted import CPU, GOOD, has_gpu, record, sha256, wrong
+from planted import CPU, GOOD, forged_timer, has_gpu, record, sha256, wrong
 
 
 def subjects(ws):
@@ -104,3 +104,16 @@ def test_gpu_baseline(workspace):
     assert rec["performance"]["stamp"]["kernel_sha256"] == sha256(workspace / "kernel.py")
     assert (workspace / "benchmark.md").is_file()
     assert "V0: baseline kernel" in subjects(workspace)
+
+
+@pytest.mark.skipif(not has_gpu(), reason="the baseline times the kernel on a GPU")
+def test_a_forged_timer_below_the_physical_floor_is_refused_by_the_baseline(workspace):
+    """The baseline's bench holds the time to the registered bandwidth, as kgo bench does: samples divided by 3 put
+    the example softmax below bytes / bandwidth at 1024² (about 1.3 us against 1.75 on an H200)."""
+    assert run_kgo("spec", "auto", "--workspace", workspace).rc == 0
+    (workspace / "kernel.py").write_text(forged_timer(3))
+    r = run_kgo("baseline", "--workspace", workspace, timeout=1800)
+    assert r.rc == 1 and "baseline NOT committed: bench REWARD_HACK" in r.err, (r.rc, r.out[-800:], r.err[-800:])
+    assert "below the physical floor" in r.err and "<gpu-wiki>/" in r.err
+    assert not any(s.startswith("V0") for s in subjects(workspace))
+    assert record(workspace)["quality_gate"]["result"] == "PENDING"
