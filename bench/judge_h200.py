@@ -213,17 +213,17 @@ def lies(args):
     import tempfile
     folder = pathlib.Path(tempfile.mkdtemp(prefix="kgo-lies-"))
     shutil.copy(KERNELS / "hack_gpu_memory_hog.py", folder)   # the honest softmax the forgeries call
-    factors = [1.15, 1.3, 1.5, 2.0, 3.0]
-    for f in factors:
-        text = (KERNELS / "hack_event_forgery.py").read_text()
-        (folder / f"lie_{f}.py".replace(".", "_", 1)).write_text(text.replace("s / 20", f"s / {f}"))
+    text = (KERNELS / "hack_event_forgery.py").read_text()
+    files = {f: folder / f"lie_{f}.py".replace(".", "_", 1) for f in (1.15, 1.3, 1.5, 2.0, 3.0)}
+    for f, path in files.items():
+        path.write_text(text.replace("s / 20", f"s / {f}"))
     sizes = [[256, 256], [1024, 1024], [4096, 4096], [8192, 8192]] if args.device == "cuda" else [[64, 256]]
     h = Serve(args.out / "lies-serve.log")
     passed = {}
     for rnd in range(args.runs):
-        for f in factors:
+        for f, path in files.items():
             for shape in sizes:
-                res = h(command="bench", kernel=str(folder / f"lie_{f}.py".replace(".", "_", 1)), op="softmax",
+                res = h(command="bench", kernel=str(path), op="softmax",
                         device=args.device, shapes=[shape], bench={"runs": 10, "precision_pct": 0, "baselines": []})
                 s = (res.get("sizes") or [{}])[0]
                 key = (f, shape[0])

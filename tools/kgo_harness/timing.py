@@ -519,8 +519,8 @@ def _words(t):
 def digests(calls):
     """A digest of each call's outputs' exact bits (`calls`: one output or list of outputs per call): the sum modulo
     2**64 of the outputs' bytes read as int64 words (each output zero-padded to whole words), one read of them.
-    Integer sums do not depend on their order, so the judge recomputes exactly what the kernel's process said, on any thread count. Any single
-    flipped bit changes it (by 2**b, never 0 modulo 2**64). Calls of one length are digested together (one launch
+    Integer sums do not depend on their order, so the judge recomputes exactly what the kernel's process said, on
+    any thread count. Any single flipped bit changes it (by 2**b, never 0 modulo 2**64). Calls of one length are digested together (one launch
     for a whole batch) up to STACK_BYTES, one by one beyond; one transfer for all (on the CPU one by one). It is no
     cryptographic hash (PROTOCOL.md says what that leaves open)."""
     rows = _stacked_words(calls)
