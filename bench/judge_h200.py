@@ -97,7 +97,8 @@ def one_run(h, op, k, args):
                 counts["hack"] += 1
             if s.get("median_us") is not None:
                 medians["x".join(map(str, s["shape"]))] = s["median_us"]
-                clock = {k: s.get(k) for k in ("timed_by", "wall_us", "wall_overhead_us", "wall_host_us", "rotate")}
+                clock = {k: s.get(k) for k in ("timed_by", "wall_us", "wall_overhead_us", "wall_host_us", "rotate",
+                                                       "wall_rounds")}
                 counts.setdefault("clock", []).append({"size": "x".join(map(str, s["shape"])), **clock,
                                                        "events_us": statistics.median(s.get("samples_us") or [0])})
     clean = not flags and not counts["hack"] and not counts["side_stream"]
@@ -150,6 +151,12 @@ def honest(args):
     print(f"judge's time recorded (timed_by judge) in {len(by_judge)} of {len(clock)} sizes; by size: " +
           ", ".join(f"{size} {sum(c['size'] == size for c in by_judge)}/{sum(c['size'] == size for c in clock)}"
                     for size in sorted({c["size"] for c in clock}, key=lambda x: int(x.split("x")[0]))))
+    for size in sorted({c["size"] for c in clock}, key=lambda x: int(x.split("x")[0])):
+        ratios = sorted((c["wall_us"] or 0) / c["events_us"] for c in clock if c["size"] == size and c["events_us"])
+        if ratios:   # how close the judge's clock comes to honest events: the room a forged timer has
+            print(f"  judge's wall / events at {size}: min {ratios[0]:.2f} median {statistics.median(ratios):.2f} "
+                  f"max {ratios[-1]:.2f} over {len(ratios)} (rounds "
+                  f"{sorted({c.get('wall_rounds') for c in clock if c['size'] == size}, key=str)})")
     for c in by_judge[:40]:
         print(f"  judge's time: {c['size']:>9} events {c['events_us']:8.2f} wall {c['wall_us'] or 0:8.2f} overhead "
               f"{c['wall_overhead_us'] or 0:8.2f} host {c['wall_host_us'] or 0:8.2f} rotate {c['rotate']}")
@@ -230,7 +237,9 @@ def lies(args):
                 passed.setdefault(key, []).append(res["verdict"] == "PASS" and s.get("timed_by") == "kernel")
                 print(f"round {rnd + 1} lie {f}x {shape[0]}^2: {res['verdict']} timed_by {s.get('timed_by')} "
                       f"median {s.get('median_us') or 0:.2f} us, judge's wall {s.get('wall_us') or 0:.2f} us "
-                      f"(overhead {s.get('wall_overhead_us') or 0:.2f}, sets {s.get('rotate')})", flush=True)
+                      f"(overhead {s.get('wall_overhead_us') or 0:.2f}, sets {s.get('rotate')}, rounds {s.get('wall_rounds')}; "
+                      f"judge's wall / median {(s.get('wall_us') or 0) / max(s.get('median_us') or 1e-9, 1e-9):.2f})",
+                      flush=True)
     h.close()
     shutil.rmtree(folder, ignore_errors=True)
     for (f, n), got in sorted(passed.items()):

@@ -481,14 +481,14 @@ class Rolls:
             and all(c.is_contiguous() and c.shape == t.shape and c.dtype == t.dtype and c.device == t.device
                     for c in column)
 
-    def all(self, fresh):
-        """Every set's inputs at generation 1 of `fresh`: each set's values as refresh_sets gives them."""
+    def all(self, fresh, generation=1):
+        """Every set's inputs at `generation` of `fresh`: each set's values as refresh_sets gives them."""
         for i, flats, twice in self.stacked:
             n = flats[0].numel()
-            k = roll_offset(fresh, 1, i, n)   # row r, from n - k: originals[(j - k) mod n] at j, refresh_sets' roll
+            k = roll_offset(fresh, generation, i, n)   # row r, from n - k: originals[(j - k) mod n] at j
             torch._foreach_copy_(flats, list(twice[:, n - k:2 * n - k].unbind(0)))
         if len(self.skip) < max((len(ts) for ts in self.live), default=0):
-            refresh_sets([(ts, os, 1) for ts, os in zip(self.live, self.originals)], fresh, self.skip)
+            refresh_sets([(ts, os, generation) for ts, os in zip(self.live, self.originals)], fresh, self.skip)
 
     def one(self, r, fresh, generation):
         """Set r's inputs at `generation` of `fresh` (refreshed)."""
@@ -520,12 +520,12 @@ def digests(calls):
     """A digest of each call's outputs' exact bits (`calls`: one output or list of outputs per call): the sum modulo
     2**64 of the outputs' bytes read as int64 words (each output zero-padded to whole words), one read of them.
     Integer sums do not depend on their order, so the judge recomputes exactly what the kernel's process said, on
-    any thread count. Any single flipped bit changes it (by 2**b, never 0 modulo 2**64). Calls of one length are digested together (one launch
-    for a whole batch) up to STACK_BYTES, one by one beyond; one transfer for all (on the CPU one by one). It is no
-    cryptographic hash (PROTOCOL.md says what that leaves open)."""
-    rows = _stacked_words(calls)
-    if rows is not None:   # one pass for the whole batch, a few host operations at any number of calls
-        return [v % (1 << 64) for v in rows.sum(dim=1).tolist()]
+    any thread count. Any single flipped bit changes it (by 2**b, never 0 modulo 2**64). Calls of one layout are
+    digested a chunk of up to STACK_BYTES at a time (one launch per chunk), others one by one; one transfer for all
+    (on the CPU one by one). It is no cryptographic hash (PROTOCOL.md says what that leaves open)."""
+    chunks = _stacked_words(calls)
+    if chunks is not None:   # a few host operations per chunk at any number of calls
+        return [v % (1 << 64) for v in torch.cat([c.sum(dim=1) for c in chunks]).tolist()]
     words, extra = [], []
     for outputs in calls:
         outs = outputs if isinstance(outputs, (list, tuple)) else [outputs]
@@ -538,24 +538,31 @@ def digests(calls):
 
 
 def _stacked_words(calls):
-    """The words of every call's outputs as the rows of one tensor (each row what _words gives that call), or None
-    unless the calls' outputs are alike (the same number of plain CUDA tensors, shapes and dtypes, whole words, up to
-    STACK_BYTES in all): the usual timed batch, whose per-call views would cost host time the judge's clock counts."""
+    """The words of every call's outputs as the rows of a few tensors (each row what _words gives that call, each
+    tensor up to STACK_BYTES), or None unless the calls' outputs are alike (the same number of plain CUDA tensors,
+    shapes and dtypes, whole words, each call's at most STACK_BYTES): the usual timed batch, whose per-call views
+    would cost host time the judge's clock counts."""
     outs = [list(c) if isinstance(c, (list, tuple)) else [c] for c in calls]
     first = outs[0] if outs else None
     if not first or len(outs) < 2 or any(type(t) is not torch.Tensor for t in first):
         return None
     if not first[0].is_cuda or any(t.dtype == torch.bool or t.numel() * t.element_size() % 8 for t in first):
         return None
-    if len(outs) * sum(t.numel() * t.element_size() for t in first) > STACK_BYTES:
+    each = sum(t.numel() * t.element_size() for t in first)
+    if 2 * each > STACK_BYTES:
         return None
     layout = [(t.shape, t.dtype, t.device) for t in first]
     if any(len(o) != len(first) or any(type(t) is not torch.Tensor or (t.shape, t.dtype, t.device) != lay
                                        for t, lay in zip(o, layout)) for o in outs):
         return None
-    columns = [torch.stack([o[p].detach() for o in outs]).reshape(len(outs), -1).view(torch.uint8).view(torch.int64)
-               for p in range(len(first))]
-    return columns[0] if len(columns) == 1 else torch.cat(columns, dim=1)
+    step = STACK_BYTES // each
+    chunks = []
+    for at in range(0, len(outs), step):
+        part = outs[at:at + step]
+        columns = [torch.stack([o[p].detach() for o in part]).reshape(len(part), -1).view(torch.uint8)
+                   .view(torch.int64) for p in range(len(first))]
+        chunks.append(columns[0] if len(columns) == 1 else torch.cat(columns, dim=1))
+    return chunks
 
 
 def digest(outputs):
@@ -579,3 +586,75 @@ def capture(call, sets, calls=None):
         for j in range(calls or sets):
             outs[j % sets] = call(j % sets)
     return g, outs
+
+
+def kept(outputs, copies):
+    """A timed call's outputs as a batch holds them until the judge's checks: copies where the format writes them
+    into the case's own buffers (`copies`: the next round's call would overwrite them), else the call's own."""
+    if not copies:
+        return outputs
+    outs = outputs if isinstance(outputs, (list, tuple)) else [outputs]
+    return [t.clone() if type(t) is torch.Tensor else t for t in outs]
+
+
+class DeviceRolls:
+    """Rolls' fresh values for every round of a timed batch, driven from the device: each round's roll offsets sit
+    in a device tensor written just before a captured graph replays, so the graph gives every round fresh values
+    from a number the kernel's process learns only with the batch (never capturable in advance). Round g (from 0)
+    gives each set what Rolls.all(fresh, g + 1) gives it."""
+
+    def __init__(self, rolls, rounds):
+        self.rolls = rolls
+        self.inputs = []   # (set, input index, live tensor, the originals twice end to end)
+        stacked = {i: twice for i, _, twice in rolls.stacked}
+        for r, ts in enumerate(rolls.live):
+            for i, t in enumerate(ts):
+                if t.is_floating_point() and t.numel() >= 2:
+                    o = rolls.originals[r][i].reshape(-1)
+                    self.inputs.append((r, i, t, stacked[i][r] if i in stacked else torch.cat([o, o])))
+        device = rolls.live[0][0].device
+        self.offsets = torch.zeros((rounds, max(len(self.inputs), 1)), dtype=torch.int64, device=device)
+        self.base = {n: torch.arange(n, device=device) for n in {t.numel() for _, _, t, _ in self.inputs}}
+
+    def set(self, fresh):
+        """Every round's offsets for `fresh` (n - k: the roll by k reads the originals twice from there)."""
+        rows = [[t.numel() - roll_offset(fresh, g + 1, i, t.numel()) for _, i, t, _ in self.inputs] or [0]
+                for g in range(self.offsets.shape[0])]
+        self.offsets.copy_(torch.tensor(rows, dtype=torch.int64))
+
+    def refresh(self, g):
+        """Round g's values into every set's inputs (captured: reads the offsets when replayed)."""
+        index = {}
+        for p, (_, i, t, twice) in enumerate(self.inputs):
+            key = (i, t.numel())
+            if key not in index:   # one offset per input and generation, whatever the set
+                index[key] = self.base[t.numel()] + self.offsets[g, p]
+            if t.is_contiguous():
+                torch.index_select(twice, 0, index[key], out=t.view(-1))
+            else:
+                t.copy_(twice.index_select(0, index[key]).view(t.shape))
+
+
+def capture_rounds(call, sets, rounds, refresh=None, flush=None, copies=False):
+    """A CUDA graph of a timed batch's `rounds` rounds: refresh(g) (every set's fresh values), the L2 flush
+    (`flush`: its buffer, or None), then one call per input set, every call's outputs held (`kept`), after a warm-up
+    of each set on a side stream. Returns (graph, the held outputs of round g's call r at g * sets + r)."""
+    side = torch.cuda.Stream()
+    side.wait_stream(torch.cuda.current_stream())
+    with torch.cuda.stream(side):
+        if refresh is not None:
+            refresh(0)
+        for r in range(sets):
+            call(r)
+    torch.cuda.current_stream().wait_stream(side)
+    torch.cuda.synchronize()
+    g = torch.cuda.CUDAGraph()
+    held = []
+    with torch.cuda.graph(g):
+        for k in range(rounds):
+            if refresh is not None:
+                refresh(k)
+            if flush is not None:
+                flush.sum()
+            held += [kept(call(r), copies) for r in range(sets)]
+    return g, held

@@ -160,23 +160,27 @@ class _Batches:
             self.kept = list(msg["indices"])
             return {"kept": list(range(len(self.kept)))}
         if op == "kept_outputs":
-            return {"outputs": [self.outs[self.kept[s]] for s in msg["slots"]]}
+            return {"outputs": [self.outs[self.kept[s] % self.sets] for s in msg["slots"]]}
         if op == "observed":
             return {"observed": None}
         if msg.get("empty"):
             return {}
-        time.sleep(self.sets * (self.synced_us if msg.get("sync") else self.host_us) / 1e6)
-        return {"digests": [timing.digest(o) for o in self.outs]} if msg.get("sync") else {}
+        calls = self.sets * int(msg.get("rounds") or 1)
+        time.sleep(calls * (self.synced_us if msg.get("sync") else self.host_us) / 1e6)
+        return {"digests": [timing.digest(self.outs[j % self.sets]) for j in range(calls)]} if msg.get("sync") else {}
 
 
 class _Spot:
     def __init__(self, kp):
-        self.sets, self.outputs = kp.sets, kp.outs
+        self.sets, self.outputs, self.flush, self.output_bytes = kp.sets, kp.outs, None, 16
 
     def fresh_key(self):
         return None
 
-    def refresh_all(self, key):
+    def refresh_all(self, key, generation=1):
+        pass
+
+    def emulate(self, rounds):
         pass
 
     def keep(self, kp, picked):
@@ -247,7 +251,7 @@ def test_outputs_that_differ_from_the_committed_digest_are_caught(monkeypatch):
     monkeypatch.setattr(wallclock, "_sync", lambda device: None)
     kp = _Batches(100.0, 10.0)
     spot = _Spot(kp)
-    spot.fetch = lambda kp_, slots: [[kp.outs[kp.kept[s]][0] + 1] for s in slots]   # not the batch's outputs
+    spot.fetch = lambda kp_, slots: [[kp.outs[kp.kept[s] % kp.sets][0] + 1] for s in slots]   # not the batch's outputs
     size = {"median_us": 100.0}
     wallclock.wall_check(kp, size, "cpu", spot)
     assert "after the judge's clock stopped" in size["reward_hack"]

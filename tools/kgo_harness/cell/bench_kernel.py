@@ -107,11 +107,15 @@ class _Fresh:
         rolls = self.rolls
         timing.refresh_sets([(rolls.live[r], rolls.originals[r], self.generations[r]) for r in picked], self.fresh)
 
-    def reset_all(self, fresh):
-        """Every set's inputs at generation 1 of `fresh` (a timed batch's inputs; the judge rebuilds the same)."""
+    def ready(self):
+        """The sets' Rolls (made on the first timed batch where the timed samples had no fresh values)."""
         if self.rolls is None:
             self.rolls = timing.Rolls([timing.floating_inputs(c) for c in self.cases])
-        self.rolls.all(fresh)
+        return self.rolls
+
+    def reset_all(self, fresh, generation=1):
+        """Every set's inputs at `generation` of `fresh` (a timed batch's round; the judge rebuilds the same)."""
+        self.ready().all(fresh, generation)
 
     def report(self):
         return None if self.fresh is None else list(self.generations)

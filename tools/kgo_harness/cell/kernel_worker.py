@@ -234,13 +234,15 @@ class KernelSide:
         return out
 
     def batch(self, msg):
-        """One timed batch, which the judge times around this request with its own clock (judge/wallclock.py): every
-        timed input set gets fresh values from the judge's `fresh` number, then one call per set back to back (in
-        graph mode one replay of a graph of them, captured in the first batch), a device synchronize, and a digest of
-        each call's outputs (timing.digests); the outputs are held for `batch_outputs` until the next batch. The calls
-        (the capture's, each replay) run in one tally window (launches.Observer without the profiler: own launches
-        per call), opened by the first batch request of a size and closed by `observed`. `sync` false: the calls only, no
-        synchronize and no digests (the host's enqueue cost); `empty`: nothing."""
+        """One timed batch, which the judge times around this request with its own clock (judge/wallclock.py):
+        `rounds` rounds (the judge's number), each giving every timed input set fresh values (generation g of the
+        judge's `fresh` number), flushing the L2 cache when `flush`, then calling once per set; the outputs of every
+        call are held (timing.kept) for `batch_outputs` until the next batch; after a device synchronize, a digest of
+        each call's outputs (timing.digests), call r of round g at g * sets + r. In graph mode the rounds are one
+        graph, captured in the first batch and replayed after the round's offsets are written (timing.DeviceRolls).
+        The calls (the capture's, each replay) run in one tally window (launches.Observer without the profiler: own
+        launches per call), opened by the first batch request of a size and closed by `observed`. `sync` false: the
+        calls only, no synchronize and no digests (the host's enqueue cost); `empty`: nothing."""
         from kgo_harness import timing
         self.held = None
         ob = self._batch_window()
@@ -248,22 +250,41 @@ class KernelSide:
             if msg.get("sync"):
                 self.sync()
             return {}
+        rounds, fresh, sets = int(msg.get("rounds") or 1), msg.get("fresh"), len(self.timed_cases)
+        copies = rounds > 1 and bool(self.timed_cases[0].output_buffers())
+        flush = self.flush[0] if msg.get("flush") and getattr(self, "flush", None) else None
         with production_settings(self.torch):
-            if msg.get("fresh") is not None:
-                self.timed_fresh.reset_all(int(msg["fresh"]))
             if self.timed_mode == "graph":
-                if self.timed_graph is None:
-                    self.timed_graph = timing.capture(lambda r: ob.call(self.timed_call, r), len(self.timed_cases))
-                graph, outs = self.timed_graph
-                ob.replay(graph.replay)
+                outs = self._replay_rounds(ob, rounds, fresh, flush, copies)
             else:
-                outs = [ob.call(self.timed_call, r) for r in range(len(self.timed_cases))]
+                outs = []
+                for g in range(rounds):
+                    if fresh is not None:
+                        self.timed_fresh.reset_all(int(fresh), g + 1)
+                    if flush is not None:
+                        flush.sum()
+                    outs += [timing.kept(ob.call(self.timed_call, r), copies) for r in range(sets)]
             if not msg.get("sync", True):
                 return {}
             self.sync()
             digests = timing.digests(outs)
         self.held = outs
         return {"digests": digests}
+
+    def _replay_rounds(self, ob, rounds, fresh, flush, copies):
+        from kgo_harness import timing
+        if self.timed_graph is None:
+            rolls = timing.DeviceRolls(self.timed_fresh.ready(), rounds) if fresh is not None else None
+            graph, held = timing.capture_rounds(lambda r: ob.call(self.timed_call, r), len(self.timed_cases),
+                                                rounds, rolls.refresh if rolls else None, flush, copies)
+            self.timed_graph = (graph, held, rolls, rounds)
+        graph, held, rolls, captured = self.timed_graph
+        if captured != rounds:
+            raise ValueError(f"a size's timed batches asked for {rounds} rounds after {captured}")
+        if rolls is not None:
+            rolls.set(int(fresh))
+        ob.replay(graph.replay)
+        return held
 
     def _batch_window(self):
         from kgo_harness import launches

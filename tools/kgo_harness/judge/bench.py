@@ -140,7 +140,7 @@ def bench_size(req, problem, kp, timer, shape, index, tol, work, warnings, still
         return size
     outs = per_set(kp, got["outputs"], device, sets)
     cases = made or [first] + judge_sets(problem, kp, shape, seed, sets, index, start=1)
-    spot = Spot(cases, outs, fresh is not None, tol if o["check_outputs"] else None, device)
+    spot = Spot(cases, outs, fresh is not None, tol if o["check_outputs"] else None, device, mode, timer.flush)
     if fresh is not None:
         stale = refresh_like(cases, got.get("fresh"), fresh, len(samples), spot.originals)
         if stale:
@@ -230,21 +230,50 @@ def delegation(req, problem, shape, observed, samples):
 
 class Spot:
     """The judge's side of its timed batches (wallclock.py): its copies of the timed input sets with their first
-    values kept, the fresh values a batch gives them (when the timed calls get fresh values at all), and the check of
+    values kept, the fresh values a batch's rounds give them (when the timed calls get fresh values at all), the
+    batch's harness work without its calls (`emulate`, the overhead taken off the batches' time), and the check of
     one call's outputs against the reference (`tol` None: the request turned output checks off)."""
 
-    def __init__(self, cases, outputs, refreshable, tol, device):
-        self.cases, self.outputs, self.tol, self.device = cases, outputs, tol, device
+    def __init__(self, cases, outputs, refreshable, tol, device, mode="events", flush=None):
+        self.cases, self.outputs, self.tol, self.device, self.mode = cases, outputs, tol, device, mode
+        self.flush = flush   # the judge's L2 flush buffer: the batches' rounds flush too
         self.sets = len(cases)
         self.rolls = timing.Rolls([timing.floating_inputs(c) for c in cases]) if refreshable else None
         self.originals = self.rolls.originals if refreshable else None
+        self.output_bytes = sum(t.numel() * t.element_size() for t in (outputs[0] if outputs else [])
+                                if isinstance(t, torch.Tensor))
+        self.graph = None
 
     def fresh_key(self):
         return secrets.randbelow(1 << 30) if self.rolls is not None else None
 
-    def refresh_all(self, key):
+    def refresh_all(self, key, generation=1):
         if self.rolls is not None:
-            self.rolls.all(key)
+            self.rolls.all(key, generation)
+
+    def emulate(self, rounds):
+        """A timed batch's harness work in this process, as the kernel's process does it (KernelSide.batch), with
+        no call: each round's fresh values, flush and held copies, then the digests of every call's outputs."""
+        copies = rounds > 1 and bool(self.cases[0].output_buffers())
+        key = self.fresh_key()
+        if self.mode == "graph":
+            if self.graph is None or self.graph[3] != rounds:
+                rolls = timing.DeviceRolls(self.rolls, rounds) if self.rolls is not None else None
+                graph, held = timing.capture_rounds(lambda r: self.outputs[r], self.sets, rounds,
+                                                    rolls.refresh if rolls else None, self.flush, copies)
+                self.graph = (graph, held, rolls, rounds)
+            graph, held, rolls, _ = self.graph
+            if rolls is not None:
+                rolls.set(key)
+            graph.replay()
+        else:
+            held = []
+            for g in range(rounds):
+                self.refresh_all(key, g + 1)
+                if self.flush is not None:
+                    self.flush.sum()
+                held += [timing.kept(self.outputs[r], copies) for r in range(self.sets)]
+        timing.digests(held)
 
     def keep(self, kp, picked):
         """Has the kernel's process keep a copy of the outputs of the calls `picked` of its last batch, in place of
@@ -257,13 +286,14 @@ class Spot:
         return grouped(kp, got["outputs"], self.device, [f"slot{s}" for s in slots])
 
     def check(self, j, outs, fresh):
+        """Call j of a batch (round j // sets, set j % sets) against the reference of its fresh values."""
         if not outs:
             return False
         if self.tol is None:
             return True
-        case = self.cases[j]
+        case = self.cases[j % self.sets]
         if fresh is not None:
-            self.rolls.one(j, fresh, 1)
+            self.rolls.one(j % self.sets, fresh, j // self.sets + 1)
             case._ref = None   # the reference of the values the batch's call had
         return check_outputs([case], [outs], self.tol)[0]
 

@@ -97,19 +97,30 @@ def _round_trip(kp, **fields):
 
 
 IDLE_S = 0.002   # before each overhead measurement: the idle a batch request follows (the round trip, the checks)
+ROUND_TARGET_US = 2000.0   # a timed batch runs rounds of one call per set until their claimed time is about this
+MAX_ROUNDS = 64
+HOLD_BYTES = {"cuda": 1 << 30, "cpu": 64 << 20}   # a batch's held outputs (every call's, until the checks) at most
 
 
-def overhead_us(device, spot):
+def round_count(median, spot, device):
+    """How many rounds of one call per input set each timed batch runs (the judge's number, sent with every batch):
+    enough for about ROUND_TARGET_US of claimed time, so the request's own cost and its jitter spread over many
+    calls, within MAX_ROUNDS and the memory the held outputs may take."""
+    want = math.ceil(ROUND_TARGET_US / max(median * spot.sets, 0.5))
+    room = HOLD_BYTES.get(device, HOLD_BYTES["cpu"]) // max(spot.sets * spot.output_bytes, 1)
+    return int(max(1, min(MAX_ROUNDS, want, room)))
+
+
+def overhead_us(device, spot, rounds):
     """What a batch costs besides its calls, measured in this process on its own copies (the kernel cannot reach
-    it): the fresh inputs of every set and the digest of every set's timed outputs; the smaller of two, each after
-    an idle like a batch's. Measured back to back instead, on an H200 it was half what the kernel's process spent on
-    the same work in its batches, which start from an idle GPU and host (lower clocks; 2026-11-28)."""
+    it): the same rounds of fresh inputs, L2 flushes and held copies with no call in them (a graph of them in graph
+    mode), then the digests of every call's outputs; the smaller of two, each after an idle like a batch's (measured
+    back to back instead, on an H200 it was half what the kernel's process spent on the same work; 2026-11-28)."""
     def once():
         time.sleep(IDLE_S)
         _sync(device)
         t0 = time.perf_counter()
-        spot.refresh_all(1)
-        timing.digests(spot.outputs)
+        spot.emulate(rounds)
         _sync(device)
         return (time.perf_counter() - t0) * 1e6
     return min(once() for _ in range(2))
@@ -123,38 +134,40 @@ def _observe(kp, observed):
         observed.append(got)
 
 
-def batches(kp, spot, device, median, limit, still=None):
-    """Runs the judge's timed batches: enough for about WALL_TARGET_US of the claimed time, and more (up to
-    MAX_BATCHES) while the fastest is above `limit` (a busy machine slows some batches, a lie every one). Returns
-    (judge's wall per call with the overhead taken off, the overhead per call, the calls checked, the batches run).
-    Raises Hack when a checked call's outputs are not what its batch committed or not the reference's for its
-    inputs. Only the fastest batch's time counts, so its calls are the ones checked: a batch that skipped calls or
-    deferred work past its reply is faster than the honest ones, hence the fastest, hence checked. The batches run
-    in one tally window of the kernel's process (launches.Observer), which wall_check closes (`observed`)."""
-    sets = spot.sets
+def batches(kp, spot, device, median, limit, rounds, still=None):
+    """Runs the judge's timed batches of `rounds` rounds each: enough for about WALL_TARGET_US of the claimed time,
+    and more (up to MAX_BATCHES) while the fastest is above `limit` (a busy machine slows some batches, a lie every
+    one). Returns (judge's wall per call with the overhead taken off, the overhead per call, the calls checked, the
+    batches run). Raises Hack when a checked call's outputs are not what its batch committed or not the reference's
+    for its inputs. Only the fastest batch's time counts, so its calls are the ones checked: a batch that skipped
+    calls or deferred work past its reply is faster than the honest ones, hence the fastest, hence checked. The
+    batches run in one tally window of the kernel's process (launches.Observer), which wall_check closes
+    (`observed`)."""
+    calls = spot.sets * rounds
     with alone(still, device) as busy:
         if busy:
             raise Shared(busy)
-        cost = overhead_us(device, spot) / sets
-    count = int(max(MIN_BATCHES, min(MAX_BATCHES, math.ceil(WALL_TARGET_US / max(median * sets, 0.5)))))
+        cost = overhead_us(device, spot, rounds) / calls
+    ask = {"rounds": rounds, "flush": spot.flush is not None}
+    count = int(max(MIN_BATCHES, min(MAX_BATCHES, math.ceil(WALL_TARGET_US / max(median * calls, 0.5)))))
     for _ in range(WARM_BATCHES if device == "cuda" else 0):   # in graph mode the first captures the graph
-        _round_trip(kp, fresh=spot.fresh_key(), sync=True)
+        _round_trip(kp, fresh=spot.fresh_key(), sync=True, **ask)
     empty = min(_round_trip(kp, empty=True)[0] for _ in range(3))
     walls, fastest = [], None
     for done in range(MAX_BATCHES):
         if done >= count and min(walls) - cost <= limit:
             break
         fresh = spot.fresh_key()
-        seconds, got = _round_trip(kp, fresh=fresh, sync=True)
+        seconds, got = _round_trip(kp, fresh=fresh, sync=True, **ask)
         digests = got.get("digests") if isinstance(got, dict) else None
-        if not isinstance(digests, list) or len(digests) != sets:
-            raise Hack(f"a timed batch of {sets} calls replied {digests!r} for its outputs' digests")
-        walls.append(max(seconds - min(empty, EMPTY_SHARE * seconds), 0.0) / sets * 1e6)
+        if not isinstance(digests, list) or len(digests) != calls:
+            raise Hack(f"a timed batch of {calls} calls replied {digests!r:.200} for its outputs' digests")
+        walls.append(max(seconds - min(empty, EMPTY_SHARE * seconds), 0.0) / calls * 1e6)
         if fastest is None or walls[-1] < fastest[0]:
             # Kept now, while the batch's outputs are held; fetched and checked after the last batch: work of this
             # process on the GPU between two batches would make the next one wait for the GPU to switch back to
             # the kernel's process, which the clock counts as the kernel's.
-            picked = secrets.SystemRandom().sample(range(sets), min(CHECKED, sets))
+            picked = secrets.SystemRandom().sample(range(calls), min(CHECKED, calls))
             fastest = (walls[-1], spot.keep(kp, picked), picked, fresh, [digests[j] for j in picked])
     _, slots, picked, fresh, digests = fastest
     for j, outs, digest in zip(picked, spot.fetch(kp, slots), digests):
@@ -162,8 +175,9 @@ def batches(kp, spot, device, median, limit, still=None):
             raise Hack(f"call {j} of a timed batch returned outputs other than those its batch's reply "
                        "committed to: the work was done after the judge's clock stopped")
         if not spot.check(j, outs, fresh):
-            raise Hack(f"call {j} of a timed batch (input set {j}, fresh values) returned outputs that do not "
-                       "match the reference: calls of the batch were skipped or answered from stale results")
+            raise Hack(f"call {j} of a timed batch (round {j // spot.sets + 1}, input set {j % spot.sets}, fresh "
+                       "values) returned outputs that do not match the reference: calls of the batch were skipped "
+                       "or answered from stale results")
     return max(min(walls) - cost, 0.0), cost, len(picked), len(walls)
 
 
@@ -220,13 +234,13 @@ def _shared(control, median, sets, batches, still=None):
             "recorded: rerun with the GPU to itself (nvidia-smi lists the processes using it)")
 
 
-def host_us(kp, spot, sets, observed=None):
+def host_us(kp, spot, rounds, observed=None):
     """Host enqueue cost per call by this process's clock: a batch without the synchronize (then one outside it)."""
     empty = min(_round_trip(kp, empty=True)[0] for _ in range(2))
-    seconds, _ = _round_trip(kp, fresh=spot.fresh_key(), sync=False)
+    seconds, _ = _round_trip(kp, fresh=spot.fresh_key(), sync=False, rounds=rounds, flush=spot.flush is not None)
     kp.call("batch", empty=True, sync=True)
     _observe(kp, observed)
-    return max(seconds - min(empty, EMPTY_SHARE * seconds), 0.0) / sets * 1e6
+    return max(seconds - min(empty, EMPTY_SHARE * seconds), 0.0) / (spot.sets * rounds) * 1e6
 
 
 def wall_check(kp, size, device, spot, observed=None, control=None, still=None):
@@ -238,12 +252,14 @@ def wall_check(kp, size, device, spot, observed=None, control=None, still=None):
     `untrusted`, neither flagged nor recorded. A median above the judge's time is lowered to it."""
     median = size["median_us"]
     size["timed_by"] = "kernel"
+    rounds = round_count(median, spot, device)
+    calls = spot.sets * rounds
     # The CPU: the interpreter shares the cores, and a request's own fixed cost in the kernel's process (waking
-    # it, the handler; up to about 0.4 ms seen on a loaded 2-core machine) is spread over only `sets` calls.
-    limit = (1.5 * median + 5.0 + GPU_REQUEST_US / spot.sets) if device == "cuda" else \
-        (5.0 * median + 100.0 + CPU_REQUEST_US / spot.sets)
+    # it, the handler; up to about 0.4 ms seen on a loaded 2-core machine) is spread over the batch's calls.
+    limit = (1.5 * median + 5.0 + GPU_REQUEST_US / calls) if device == "cuda" else \
+        (5.0 * median + 100.0 + CPU_REQUEST_US / calls)
     try:
-        wall, cost, checked, ran = batches(kp, spot, device, median, limit, still)
+        wall, cost, checked, ran = batches(kp, spot, device, median, limit, rounds, still)
     except Hack as e:
         size["reward_hack"] = str(e)
         return
@@ -252,6 +268,7 @@ def wall_check(kp, size, device, spot, observed=None, control=None, still=None):
         return
     finally:
         _observe(kp, observed)
+    size["wall_rounds"] = rounds
     size["wall_us"], size["wall_overhead_us"], size["wall_checked_calls"] = wall, cost, checked
     size["wall_host_us"] = None
     if wall + cost < median:
@@ -259,7 +276,7 @@ def wall_check(kp, size, device, spot, observed=None, control=None, still=None):
         return
     if wall <= limit:
         return
-    host = host_us(kp, spot, spot.sets, observed) if device == "cuda" else 0.0
+    host = host_us(kp, spot, rounds, observed) if device == "cuda" else 0.0
     size["wall_host_us"] = host if device == "cuda" else None
     # Before either answer below: on a shared GPU the judge's time is the other processes' as much as the kernel's,
     # neither a lie to flag nor a time to record.
