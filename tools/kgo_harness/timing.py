@@ -615,30 +615,42 @@ class DeviceRolls:
         device = rolls.live[0][0].device
         self.offsets = torch.zeros((rounds, max(len(self.inputs), 1)), dtype=torch.int64, device=device)
         self.base = {n: torch.arange(n, device=device) for n in {t.numel() for _, _, t, _ in self.inputs}}
+        self.index = torch.tensor([i for _, i, _, _ in self.inputs] or [0], dtype=torch.int64)
+        self.numel = torch.tensor([t.numel() for _, _, t, _ in self.inputs] or [1], dtype=torch.int64)
+        self.generation = torch.arange(1, rounds + 1, dtype=torch.int64).view(-1, 1)
 
     def set(self, fresh):
-        """Every round's offsets for `fresh` (n - k: the roll by k reads the originals twice from there)."""
-        rows = [[t.numel() - roll_offset(fresh, g + 1, i, t.numel()) for _, i, t, _ in self.inputs] or [0]
-                for g in range(self.offsets.shape[0])]
-        self.offsets.copy_(torch.tensor(rows, dtype=torch.int64))
+        """Every round's offsets for `fresh` (n - k: the roll by k reads the originals twice from there), k as
+        roll_offset gives it, computed at once (a few host operations at any number of rounds and sets)."""
+        k = (fresh * 1000003 + self.generation * 7919 + self.index * 104729) % self.numel
+        self.offsets.copy_(self.numel - k)
 
     def refresh(self, g):
-        """Round g's values into every set's inputs (captured: reads the offsets when replayed)."""
+        """Round g's values into every set's inputs (captured: reads the offsets when replayed). An input stacked
+        across sets (Rolls.stacked) takes two launches for all sets (a gather of every set's row, a multi-tensor
+        copy): a graph's launches cost the GPU about as much as a small call's, so few of them keep the batch the
+        calls' own time."""
         index = {}
-        for p, (_, i, t, twice) in enumerate(self.inputs):
-            key = (i, t.numel())
-            if key not in index:   # one offset per input and generation, whatever the set
-                index[key] = self.base[t.numel()] + self.offsets[g, p]
+        for p, (_, i, t, _) in enumerate(self.inputs):
+            index.setdefault((i, t.numel()), self.base[t.numel()] + self.offsets[g, p])   # one per input
+        for i, flats, twice in self.rolls.stacked:
+            rows = torch.index_select(twice, 1, index[(i, flats[0].numel())])
+            torch._foreach_copy_(flats, list(rows.unbind(0)))
+        for _, i, t, twice in self.inputs:
+            if i in self.rolls.skip:
+                continue
             if t.is_contiguous():
-                torch.index_select(twice, 0, index[key], out=t.view(-1))
+                torch.index_select(twice, 0, index[(i, t.numel())], out=t.view(-1))
             else:
-                t.copy_(twice.index_select(0, index[key]).view(t.shape))
+                t.copy_(twice.index_select(0, index[(i, t.numel())]).view(t.shape))
 
 
-def capture_rounds(call, sets, rounds, refresh=None, flush=None, copies=False):
-    """A CUDA graph of a timed batch's `rounds` rounds: refresh(g) (every set's fresh values), the L2 flush
-    (`flush`: its buffer, or None), then one call per input set, every call's outputs held (`kept`), after a warm-up
-    of each set on a side stream. Returns (graph, the held outputs of round g's call r at g * sets + r)."""
+def capture_rounds(call, sets, rounds, refresh=None, copies=False):
+    """A CUDA graph of a timed batch's `rounds` rounds: refresh(g) (every set's fresh values), then one call per input
+    set, every call's outputs held (`kept`) and digested in the graph when they are CUDA tensors (digest_sums), after
+    a warm-up of each set on a side stream. Returns (graph, the held outputs of round g's call r at g * sets + r,
+    their digests' device tensor or None). No L2 flush between rounds: it would be harness work the kernel's process
+    could skip unseen, and the judge takes the batch's harness work off its time."""
     side = torch.cuda.Stream()
     side.wait_stream(torch.cuda.current_stream())
     with torch.cuda.stream(side):
@@ -649,12 +661,27 @@ def capture_rounds(call, sets, rounds, refresh=None, flush=None, copies=False):
     torch.cuda.current_stream().wait_stream(side)
     torch.cuda.synchronize()
     g = torch.cuda.CUDAGraph()
-    held = []
+    held, sums = [], []
     with torch.cuda.graph(g):
         for k in range(rounds):
             if refresh is not None:
                 refresh(k)
-            if flush is not None:
-                flush.sum()
             held += [kept(call(r), copies) for r in range(sets)]
-    return g, held
+            if sums is not None:
+                one = digest_sums(held[-sets:])
+                sums = None if one is None else sums + [one]
+        total = torch.cat(sums) if sums else None
+    return g, held, total
+
+
+def digest_sums(calls):
+    """The calls' digests (digests) as one device int64 tensor, or None unless every output is a CUDA tensor: sums
+    wrap modulo 2**64 as digests' do, and no host work follows (a graph can hold it). Alike calls take one stack
+    and one sum (few launches: see DeviceRolls.refresh)."""
+    outs = [list(c) if isinstance(c, (list, tuple)) else [c] for c in calls]
+    if not outs or any(not o or any(type(t) is not torch.Tensor or not t.is_cuda for t in o) for o in outs):
+        return None
+    chunks = _stacked_words(calls)
+    if chunks is not None:
+        return torch.cat([c.sum(dim=1) for c in chunks])
+    return torch.stack([torch.stack([_words(t).sum() for t in o]).sum() for o in outs])

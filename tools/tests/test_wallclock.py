@@ -4,6 +4,7 @@ after the reply. Attacks from the kernel's own process: forged samples, skipped 
 On the CPU the host clock times the kernel; on a GPU (when present) CUDA events, at a size the events can resolve."""
 # ctest-cost: 11
 import contextlib
+import pathlib
 import statistics
 import subprocess
 import sys
@@ -147,6 +148,25 @@ def test_graph_mode_batches_replay_a_graph_and_agree(harness):
     assert size["median_us"] <= size["wall_us"] + size["wall_overhead_us"] + 1e-6
 
 
+@pytest.mark.skipif(not HAS_CUDA, reason="needs a CUDA GPU")
+@pytest.mark.parametrize("shape", [[256, 256], [1024, 1024]])
+def test_a_timer_forged_by_two_is_caught_where_the_inputs_fit_in_l2(harness, shape, tmp_path):
+    """Where the physical floor is no bound (the inputs fit the L2), graph mode's many rounds against their twin
+    hold a softmax whose `time` handler halves its samples: REWARD_HACK, or the judge's own time recorded (host-bound
+    calls), never the forged one (an H200, 2026-11-29: 1.8-2.4 x the forged median by the judge's clock)."""
+    (tmp_path / "hack_gpu_memory_hog.py").write_text(pathlib.Path(kernel("hack_gpu_memory_hog.py")).read_text())
+    forgery = pathlib.Path(kernel("hack_event_forgery.py")).read_text()
+    assert "s / 20" in forgery
+    (tmp_path / "hack_event_forgery.py").write_text(forgery.replace("s / 20", "s / 2"))
+    res = harness(command="bench", kernel=str(tmp_path / "hack_event_forgery.py"), op="softmax", device="cuda",
+                  shapes=[shape], bench={"runs": 10, "precision_pct": 0, "baselines": []})
+    size = res["sizes"][0]
+    assert size["mode"] == "graph" and size.get("wall_rounds", 0) > 1, size
+    forged = statistics.median(size["samples_us"])
+    assert res["verdict"] == "REWARD_HACK" or (size["timed_by"] == "judge" and size["median_us"] >= 1.5 * forged), \
+        (res["verdict"], res["message"], size.get("wall_us"), forged)
+
+
 class _Batches:
     """A stand-in kernel process: a synchronized batch takes `synced_us` per call, one without the synchronize
     `host_us`; its outputs are fixed tensors, committed honestly."""
@@ -172,7 +192,7 @@ class _Batches:
 
 class _Spot:
     def __init__(self, kp):
-        self.sets, self.outputs, self.flush, self.output_bytes = kp.sets, kp.outs, None, 16
+        self.sets, self.outputs, self.output_bytes, self.mode = kp.sets, kp.outs, 16, "events"
 
     def fresh_key(self):
         return None
@@ -180,8 +200,8 @@ class _Spot:
     def refresh_all(self, key, generation=1):
         pass
 
-    def emulate(self, rounds):
-        pass
+    def emulate(self, rounds, spin_us=0.0):   # the twin of an honest batch: the claimed time per call
+        time.sleep(self.sets * rounds * spin_us / 1e6)
 
     def keep(self, kp, picked):
         return kp.call("batch_outputs", indices=picked)["kept"]
@@ -340,6 +360,45 @@ def test_rolling_every_set_at_once_is_rolling_each(device, budget, monkeypatch):
     rolls.one(3, 7, 4)
     timing.refreshed(made[3], firsts[3], 7, 4)
     assert all(torch.equal(a, b) for a, b in zip(made[3], rolls.live[3]))
+
+
+@pytest.mark.parametrize("device", ["cpu"] + (["cuda"] if HAS_CUDA else []))
+@pytest.mark.parametrize("budget", [timing.ROLL_STACK_BYTES, 0])
+def test_every_round_of_a_batch_rolls_from_the_device_as_rolls_all_does(device, budget, monkeypatch):
+    """timing.DeviceRolls (a graph's rounds, offsets written on the device just before the replay) gives every set in
+    round g what Rolls.all gives it at generation g + 1, for stacked, per-set and strided inputs."""
+    monkeypatch.setattr(timing, "ROLL_STACK_BYTES", budget)
+    made = [[torch.randn(300, 33, device=device), torch.randn(4, 4, device=device).t(),
+             torch.randn(17, device=device).half()] for _ in range(3)]
+    twin = timing.Rolls([[t.clone() for t in s] for s in made])
+    rolls = timing.Rolls([[t.clone() for t in s] for s in made])
+    rounds = timing.DeviceRolls(rolls, 3)
+    rounds.set(5551212)
+    for g in range(3):
+        rounds.refresh(g)
+        twin.all(5551212, g + 1)
+        assert all(torch.equal(a, b) for s, r in zip(rolls.live, twin.live) for a, b in zip(s, r)), g
+    assert not torch.equal(rolls.live[0][0], rolls.originals[0][0])
+
+
+@pytest.mark.skipif(not HAS_CUDA, reason="needs a CUDA GPU")
+def test_a_graph_of_rounds_digests_every_call_as_the_judge_does():
+    """timing.capture_rounds: every call of every round held apart (copies where the call writes one buffer) and its
+    digest computed in the graph equal to timing.digest of the held outputs; fresh values each round."""
+    x = [torch.randn(64, 33, device="cuda") for _ in range(2)]
+    out = torch.empty(64, 33, device="cuda")
+    w = torch.arange(64 * 33, device="cuda").view(64, 33) % 7 + 1.0   # a rolled input gives other word sums
+    rolls = timing.Rolls([[t] for t in x])
+    rounds = timing.DeviceRolls(rolls, 4)
+    for copies, call in ((False, lambda r: [x[r] * w]), (True, lambda r: [torch.mul(x[r], w, out=out)])):
+        graph, held, sums = timing.capture_rounds(call, 2, 4, rounds.refresh, copies)
+        rounds.set(77)
+        graph.replay()
+        torch.cuda.synchronize()
+        assert len(held) == 8 and [v % (1 << 64) for v in sums.tolist()] == [timing.digest(h) for h in held]
+        assert len({timing.digest(h) for h in held}) == 8, "each round's values and each call's outputs apart"
+        rolls.one(1, 77, 3)   # round 2 (generation 3) of set 1
+        assert torch.equal(held[5][0], x[1] * w)
 
 
 class _Probed:

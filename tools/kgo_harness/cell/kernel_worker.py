@@ -236,7 +236,7 @@ class KernelSide:
     def batch(self, msg):
         """One timed batch, which the judge times around this request with its own clock (judge/wallclock.py):
         `rounds` rounds (the judge's number), each giving every timed input set fresh values (generation g of the
-        judge's `fresh` number), flushing the L2 cache when `flush`, then calling once per set; the outputs of every
+        judge's `fresh` number), then calling once per set; the outputs of every
         call are held (timing.kept) for `batch_outputs` until the next batch; after a device synchronize, a digest of
         each call's outputs (timing.digests), call r of round g at g * sets + r. In graph mode the rounds are one
         graph, captured in the first batch and replayed after the round's offsets are written (timing.DeviceRolls).
@@ -252,39 +252,37 @@ class KernelSide:
             return {}
         rounds, fresh, sets = int(msg.get("rounds") or 1), msg.get("fresh"), len(self.timed_cases)
         copies = rounds > 1 and bool(self.timed_cases[0].output_buffers())
-        flush = self.flush[0] if msg.get("flush") and getattr(self, "flush", None) else None
         with production_settings(self.torch):
+            sums = None
             if self.timed_mode == "graph":
-                outs = self._replay_rounds(ob, rounds, fresh, flush, copies)
+                outs, sums = self._replay_rounds(ob, rounds, fresh, copies)
             else:
                 outs = []
                 for g in range(rounds):
                     if fresh is not None:
                         self.timed_fresh.reset_all(int(fresh), g + 1)
-                    if flush is not None:
-                        flush.sum()
                     outs += [timing.kept(ob.call(self.timed_call, r), copies) for r in range(sets)]
             if not msg.get("sync", True):
                 return {}
             self.sync()
-            digests = timing.digests(outs)
+            digests = [v % (1 << 64) for v in sums.tolist()] if sums is not None else timing.digests(outs)
         self.held = outs
         return {"digests": digests}
 
-    def _replay_rounds(self, ob, rounds, fresh, flush, copies):
+    def _replay_rounds(self, ob, rounds, fresh, copies):
         from kgo_harness import timing
         if self.timed_graph is None:
             rolls = timing.DeviceRolls(self.timed_fresh.ready(), rounds) if fresh is not None else None
-            graph, held = timing.capture_rounds(lambda r: ob.call(self.timed_call, r), len(self.timed_cases),
-                                                rounds, rolls.refresh if rolls else None, flush, copies)
-            self.timed_graph = (graph, held, rolls, rounds)
-        graph, held, rolls, captured = self.timed_graph
+            graph, held, sums = timing.capture_rounds(lambda r: ob.call(self.timed_call, r), len(self.timed_cases),
+                                                      rounds, rolls.refresh if rolls else None, copies)
+            self.timed_graph = (graph, held, sums, rolls, rounds)
+        graph, held, sums, rolls, captured = self.timed_graph
         if captured != rounds:
             raise ValueError(f"a size's timed batches asked for {rounds} rounds after {captured}")
         if rolls is not None:
             rolls.set(int(fresh))
         ob.replay(graph.replay)
-        return held
+        return held, sums
 
     def _batch_window(self):
         from kgo_harness import launches

@@ -140,7 +140,7 @@ def bench_size(req, problem, kp, timer, shape, index, tol, work, warnings, still
         return size
     outs = per_set(kp, got["outputs"], device, sets)
     cases = made or [first] + judge_sets(problem, kp, shape, seed, sets, index, start=1)
-    spot = Spot(cases, outs, fresh is not None, tol if o["check_outputs"] else None, device, mode, timer.flush)
+    spot = Spot(cases, outs, fresh is not None, tol if o["check_outputs"] else None, device, mode, timer)
     if fresh is not None:
         stale = refresh_like(cases, got.get("fresh"), fresh, len(samples), spot.originals)
         if stale:
@@ -234,9 +234,9 @@ class Spot:
     batch's harness work without its calls (`emulate`, the overhead taken off the batches' time), and the check of
     one call's outputs against the reference (`tol` None: the request turned output checks off)."""
 
-    def __init__(self, cases, outputs, refreshable, tol, device, mode="events", flush=None):
+    def __init__(self, cases, outputs, refreshable, tol, device, mode="events", timer=None):
         self.cases, self.outputs, self.tol, self.device, self.mode = cases, outputs, tol, device, mode
-        self.flush = flush   # the judge's L2 flush buffer: the batches' rounds flush too
+        self.timer = timer   # the judge's: its spins
         self.sets = len(cases)
         self.rolls = timing.Rolls([timing.floating_inputs(c) for c in cases]) if refreshable else None
         self.originals = self.rolls.originals if refreshable else None
@@ -251,29 +251,60 @@ class Spot:
         if self.rolls is not None:
             self.rolls.all(key, generation)
 
-    def emulate(self, rounds):
-        """A timed batch's harness work in this process, as the kernel's process does it (KernelSide.batch), with
-        no call: each round's fresh values, flush and held copies, then the digests of every call's outputs."""
+    def emulate(self, rounds, spin_us=0.0):
+        """A timed batch as the kernel's process runs it (KernelSide.batch), in this process on its own copies, with
+        a spin of `spin_us` (on a GPU) in place of each call: each round's fresh values, spins and held copies,
+        then the digests of every call's outputs. With the claimed time as the spin it is the honest batch's twin:
+        the same launches, graph nodes and device work, so what the kernel's batches take beyond it is what its
+        calls take beyond the claim."""
         copies = rounds > 1 and bool(self.cases[0].output_buffers())
         key = self.fresh_key()
+        spin = self.timer.hold if spin_us > 0 and self.timer is not None else None
+
+        def call(r):
+            if spin is not None:
+                spin(spin_us)
+            return self.outputs[r]
         if self.mode == "graph":
-            if self.graph is None or self.graph[3] != rounds:
+            if self.graph is None or self.graph[4:] != (rounds, spin_us):
+                if spin is not None:
+                    self.timer._calibrate()   # the spins' cycles are fixed at capture
                 rolls = timing.DeviceRolls(self.rolls, rounds) if self.rolls is not None else None
-                graph, held = timing.capture_rounds(lambda r: self.outputs[r], self.sets, rounds,
-                                                    rolls.refresh if rolls else None, self.flush, copies)
-                self.graph = (graph, held, rolls, rounds)
-            graph, held, rolls, _ = self.graph
+                graph, held, sums = timing.capture_rounds(call, self.sets, rounds,
+                                                          rolls.refresh if rolls else None, copies)
+                self.graph = (graph, held, sums, rolls, rounds, spin_us)
+            graph, held, sums, rolls = self.graph[:4]
             if rolls is not None:
                 rolls.set(key)
             graph.replay()
+            if sums is not None:
+                sums.tolist()
+                return
         else:
             held = []
             for g in range(rounds):
                 self.refresh_all(key, g + 1)
-                if self.flush is not None:
-                    self.flush.sum()
-                held += [timing.kept(self.outputs[r], copies) for r in range(self.sets)]
+                held += [timing.kept(call(r), copies) for r in range(self.sets)]
         timing.digests(held)
+
+    def spin_node_us(self, spin_us, nodes=20):
+        """What one spin of `spin_us` takes in a graph of `nodes` of them by CUDA events, as the kernel's graph-mode
+        samples time its calls (a spin's own launch in the graph included); the least of three replays."""
+        if self.timer.cycles_per_us is None:
+            self.timer._calibrate()
+        graph = torch.cuda.CUDAGraph()
+        with torch.cuda.graph(graph):
+            for _ in range(nodes):
+                self.timer.hold(spin_us)
+        times = []
+        for _ in range(3):
+            e0, e1 = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+            e0.record()
+            graph.replay()
+            e1.record()
+            e1.synchronize()
+            times.append(e0.elapsed_time(e1) * 1e3 / nodes)
+        return min(times)
 
     def keep(self, kp, picked):
         """Has the kernel's process keep a copy of the outputs of the calls `picked` of its last batch, in place of

@@ -1,8 +1,10 @@
 """The judge's own clock on a measured time (PROTOCOL.md "Timing"). The kernel's process runs timed batches only
-when the judge asks, one request each: fresh inputs for every timed set, one call per set, a digest of each call's
-outputs in the reply. The judge times each request around it, picks one call of the batch after the reply, fetches
-its outputs, and checks them against the digest and the reference. Skipped calls then show as wrong outputs, work
-done after the reply as a digest that does not match, a forged event time as a judge's time far above it."""
+when the judge asks, one request each: rounds of fresh inputs for every timed set and one call per set (in graph mode
+one graph of many rounds), a digest of each call's outputs in the reply. The judge times each
+request around it, takes off what the same batch costs without the calls (its twin, run in the judge's process), picks
+calls of the batch after the reply, fetches their outputs, and checks them against the digest and the reference.
+Skipped calls then show as wrong outputs, work done after the reply as a digest that does not match, a forged event
+time as a judge's time far above it."""
 import contextlib
 import math
 import secrets
@@ -24,6 +26,11 @@ CPU_REQUEST_US = 400.0    # on the CPU, a batch request's fixed cost in the kern
 # against 33 us of events. Spread over the batch's sets, it bounds a lie tightly where sets are many (small sizes,
 # where the physical floor is weak) and loosely where one set fills L2 (large sizes, where the floor is tight).
 GPU_REQUEST_US = 400.0
+# Graph mode, whose batches are many rounds of a graph held against their twin (Spot.emulate): on an H200 (2026-11-29)
+# 16 honest kernels' judge's time was 0.46-1.37 x their events at 256x256 and 1024x1024 (32 runs each), a timer forged
+# by 2 or 3 gave 2.0-3.3 x the forged median. The limit: GRAPH_FACTOR x the claim + GRAPH_SLACK_US + GRAPH_REQUEST_US /
+# calls (the handler's own cost beyond an empty request's).
+GRAPH_FACTOR, GRAPH_SLACK_US, GRAPH_REQUEST_US = 1.4, 0.25, 100.0
 EMPTY_SHARE = 0.25        # the empty round trip subtracted from a batch's is at most this share of it
 CONTROL_SLACK_US = 150.0  # the judge's own control batch: three launches and waits, spread over the batch's sets
 
@@ -106,23 +113,27 @@ def round_count(median, spot, device):
     """How many rounds of one call per input set each timed batch runs (the judge's number, sent with every batch):
     enough for about ROUND_TARGET_US of claimed time, so the request's own cost and its jitter spread over many
     calls, within MAX_ROUNDS and the memory the held outputs may take."""
+    if spot.mode != "graph":   # eager calls launched from Python: more rounds make the batch host-bound
+        return 1
     want = math.ceil(ROUND_TARGET_US / max(median * spot.sets, 0.5))
     room = HOLD_BYTES.get(device, HOLD_BYTES["cpu"]) // max(spot.sets * spot.output_bytes, 1)
     return int(max(1, min(MAX_ROUNDS, want, room)))
 
 
-def overhead_us(device, spot, rounds):
-    """What a batch costs besides its calls, measured in this process on its own copies (the kernel cannot reach
-    it): the same rounds of fresh inputs, L2 flushes and held copies with no call in them (a graph of them in graph
-    mode), then the digests of every call's outputs; the smaller of two, each after an idle like a batch's (measured
-    back to back instead, on an H200 it was half what the kernel's process spent on the same work; 2026-11-28)."""
+def overhead_us(device, spot, rounds, spin_us=0.0):
+    """A timed batch's twin measured in this process on its own copies (the kernel cannot reach it): the same rounds
+    of fresh inputs and held copies, a spin of `spin_us` for each call (in graph mode a graph of them),
+    then the digests of every call's outputs (Spot.emulate); the smaller of two, each after an idle like a batch's
+    (measured back to back instead, on an H200 it was half what the kernel's process spent on the same work;
+    2026-11-28)."""
     def once():
         time.sleep(IDLE_S)
         _sync(device)
         t0 = time.perf_counter()
-        spot.emulate(rounds)
+        spot.emulate(rounds, spin_us)
         _sync(device)
         return (time.perf_counter() - t0) * 1e6
+    once()   # untimed: a graph's capture and first upload, as the kernel's warm-up batches have them
     return min(once() for _ in range(2))
 
 
@@ -147,8 +158,12 @@ def batches(kp, spot, device, median, limit, rounds, still=None):
     with alone(still, device) as busy:
         if busy:
             raise Shared(busy)
-        cost = overhead_us(device, spot, rounds) / calls
-    ask = {"rounds": rounds, "flush": spot.flush is not None}
+        # In graph mode the twin spins the claimed time per call: the batch's cost besides its calls is the twin's
+        # time less its spins' (timed as the claim was, a graph of them by events), so an honest batch's time less
+        # that cost is the claim, whatever the graph's nodes add.
+        spin = median if spot.mode == "graph" else 0.0
+        cost = overhead_us(device, spot, rounds, spin) / calls - (spot.spin_node_us(spin) if spin else 0.0)
+    ask = {"rounds": rounds}
     count = int(max(MIN_BATCHES, min(MAX_BATCHES, math.ceil(WALL_TARGET_US / max(median * calls, 0.5)))))
     for _ in range(WARM_BATCHES if device == "cuda" else 0):   # in graph mode the first captures the graph
         _round_trip(kp, fresh=spot.fresh_key(), sync=True, **ask)
@@ -237,7 +252,7 @@ def _shared(control, median, sets, batches, still=None):
 def host_us(kp, spot, rounds, observed=None):
     """Host enqueue cost per call by this process's clock: a batch without the synchronize (then one outside it)."""
     empty = min(_round_trip(kp, empty=True)[0] for _ in range(2))
-    seconds, _ = _round_trip(kp, fresh=spot.fresh_key(), sync=False, rounds=rounds, flush=spot.flush is not None)
+    seconds, _ = _round_trip(kp, fresh=spot.fresh_key(), sync=False, rounds=rounds)
     kp.call("batch", empty=True, sync=True)
     _observe(kp, observed)
     return max(seconds - min(empty, EMPTY_SHARE * seconds), 0.0) / (spot.sets * rounds) * 1e6
@@ -245,8 +260,9 @@ def host_us(kp, spot, rounds, observed=None):
 
 def wall_check(kp, size, device, spot, observed=None, control=None, still=None):
     """Holds the kernel's median against the judge's clock. The judge's time per call (batches, overhead off) may
-    exceed the median by at most 1.5 x + 5 us + GPU_REQUEST_US / sets on the GPU (5 x + 100 us + CPU_REQUEST_US / sets
-    on the CPU, where the interpreter shares the cores); on the GPU, where more is explained by the host's enqueue
+    exceed the median by at most GRAPH_FACTOR x + GRAPH_SLACK_US + GRAPH_REQUEST_US / calls in graph mode (rounds held
+    against their twin), 1.5 x + 5 us + GPU_REQUEST_US / calls with events on the GPU (5 x + 100 us + CPU_REQUEST_US /
+    calls on the CPU, where the interpreter shares the cores); on the GPU, where more is explained by the host's enqueue
     cost, the judge's time is recorded instead of the events; beyond that the timing was faked (REWARD_HACK). Past
     the limit, when the judge's own `control` work (Control) fails the same test, the GPU is shared: the size is
     `untrusted`, neither flagged nor recorded. A median above the judge's time is lowered to it."""
@@ -256,8 +272,9 @@ def wall_check(kp, size, device, spot, observed=None, control=None, still=None):
     calls = spot.sets * rounds
     # The CPU: the interpreter shares the cores, and a request's own fixed cost in the kernel's process (waking
     # it, the handler; up to about 0.4 ms seen on a loaded 2-core machine) is spread over the batch's calls.
-    limit = (1.5 * median + 5.0 + GPU_REQUEST_US / calls) if device == "cuda" else \
-        (5.0 * median + 100.0 + CPU_REQUEST_US / calls)
+    limit = (5.0 * median + 100.0 + CPU_REQUEST_US / calls) if device != "cuda" else \
+        (GRAPH_FACTOR * median + GRAPH_SLACK_US + GRAPH_REQUEST_US / calls) if spot.mode == "graph" else \
+        (1.5 * median + 5.0 + GPU_REQUEST_US / calls)
     try:
         wall, cost, checked, ran = batches(kp, spot, device, median, limit, rounds, still)
     except Hack as e:
