@@ -147,8 +147,7 @@ BaselineReport run_baseline(const fs::path& ws, const BaselineOptions& o) {
     bt.shapes.clear();
     for (const auto& s : o.sizes) bt.shapes.push_back(core::parse_shape(s));
     if (bt.shapes.empty()) bt.shapes = default_sizes(cfg.shapes);
-    BenchReport b = run_bench(bt, o.bench, catalog_work(bt.op, bt.dtype, bt.shapes),
-                              ceilings_for(ws, bt.op, bt.dtype, bt.shapes));
+    BenchReport b = run_workspace_bench(ws, bt, o.bench);
     b.utilization = utilization_for(ws, b);
     b.report_path = ws / "benchmark.md";
     core::write_file_atomic(b.report_path, render_benchmark_md(b, cfg.name + " (" + cfg.platform + ")"));

@@ -42,10 +42,7 @@ BenchReport bench_workspace(const std::filesystem::path& ws, const BenchWorkspac
               << (s.eager || s.compile ? " plus the PyTorch baselines" : "") << " on " << target.device
               << "; this can take a few minutes\n";
   }
-  nlohmann::json work = catalog_work(target.op, target.dtype, target.shapes);
-  nlohmann::json ceilings =
-      ceilings_for(ws, target.op, target.dtype, target.shapes.empty() ? default_sizes(cfg.shapes) : target.shapes);
-  BenchReport r = run_bench(target, s, work, ceilings);
+  BenchReport r = run_workspace_bench(ws, target, s);
   r.utilization = utilization_for(ws, r);
   {
     core::LockedWorkspace lock(ws);

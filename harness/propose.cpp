@@ -91,8 +91,7 @@ ProposeResult propose(const fs::path& ws, const ProposeRequest& req) {
   if (target.device == "cuda") {
     Target bt = target;
     bt.shapes = req.target.shapes.empty() ? default_sizes(cfg.shapes) : target.shapes;
-    BenchReport bench = run_bench(bt, BenchSettings{}, catalog_work(bt.op, bt.dtype, bt.shapes),
-                                  ceilings_for(ws, bt.op, bt.dtype, bt.shapes));
+    BenchReport bench = run_workspace_bench(ws, bt, BenchSettings{});
     record_bench(ws, bench);
     if (!bench.passed()) {
       r.reason = "bench " + bench.verdict + ": " + bench.message;

@@ -34,8 +34,11 @@ json catalog_work(const std::optional<std::string>& op, const std::string& dtype
   return work;
 }
 
-json ceilings_for(const fs::path& workspace, const std::optional<std::string>& op, const std::string& dtype,
-                 const std::vector<std::vector<long long>>& shapes) {
+// The request's "ceilings": the larger of the measured and the datasheet HBM bandwidth (bytes_per_s) and the
+// compute peak for the op and dtype (flops_per_s), the measured-else-cited bandwidth for the audit flag, each with
+// its citation; flops_note says when no compute peak is registered. Null with no registered ceiling.
+static json ceilings_for(const fs::path& workspace, const std::optional<std::string>& op, const std::string& dtype,
+                         const std::vector<std::vector<long long>>& shapes) {
   // The bandwidth floor needs no op: every kernel reads its inputs and writes its outputs at least once, and the
   // harness counts those bytes itself where kgo's catalog does not know the op (a seed or published format).
   specs::Registry reg;
@@ -88,6 +91,11 @@ static json catalog_shape(const json& result, const json& shape) {
     if (m.value("shape", json()) == shape) return m.value("op_shape", shape);
   }
   return shape;
+}
+
+BenchReport run_workspace_bench(const fs::path& workspace, const Target& target, const BenchSettings& settings) {
+  return run_bench(target, settings, catalog_work(target.op, target.dtype, target.shapes),
+                   ceilings_for(workspace, target.op, target.dtype, target.shapes));
 }
 
 Utilization utilization_for(const fs::path& workspace, const BenchReport& r) {

@@ -18,12 +18,12 @@ namespace kgo::harness {
 nlohmann::json catalog_work(const std::optional<std::string>& op, const std::string& dtype,
                             const std::vector<std::vector<long long>>& shapes);
 
-// The request's "ceilings" for the physical floor of a time max(bytes / bandwidth, FLOPs / peak): the larger
-// of the measured and the datasheet HBM bandwidth (bytes_per_s) and compute peak for the op and dtype
-// (flops_per_s) registered for the workspace, the measured-else-cited bandwidth for the audit flag, each with
-// its citation; flops_note says when no compute peak is registered. Null with no op or no registered ceiling.
-nlohmann::json ceilings_for(const std::filesystem::path& workspace, const std::optional<std::string>& op,
-                            const std::string& dtype, const std::vector<std::vector<long long>>& shapes);
+// A bench that records the workspace's performance (kgo bench, baseline, the accept path): run_bench with the
+// catalog's work and the workspace's ceilings for the target's sizes (the physical floor max(bytes / bandwidth,
+// FLOPs / peak) from the registered HBM bandwidth and compute peak, each with its citation), so each of them is held
+// to the same floor; with no registered bandwidth run_bench warns that there is none.
+BenchReport run_workspace_bench(const std::filesystem::path& workspace, const Target& target,
+                                const BenchSettings& settings);
 
 // The op, dtype, fraction (and custom expressions) of `<ws>/roofline.json`, falling back to the
 // target's op; then the roofline of every size with a measured median. Unavailable (why_not

@@ -27,7 +27,7 @@ CPU_REQUEST_US = 400.0    # on the CPU, a batch request's fixed cost in the kern
 # where the physical floor is weak) and loosely where one set fills L2 (large sizes, where the floor is tight).
 GPU_REQUEST_US = 400.0
 # Graph mode, whose batches are many rounds of a graph held against their twin (Spot.emulate): on an H200 (2026-11-29)
-# 16 honest kernels' judge's time was 0.46-1.37 x their events at 256x256 and 1024x1024 (32 runs each), a timer forged
+# 16 honest kernels' judge's time was 0.46-1.42 x their events at 256x256 and 1024x1024 (64 runs each), a timer forged
 # by 2 or 3 gave 2.0-3.3 x the forged median. The limit: GRAPH_FACTOR x the claim + GRAPH_SLACK_US + GRAPH_REQUEST_US /
 # calls (the handler's own cost beyond an empty request's).
 GRAPH_FACTOR, GRAPH_SLACK_US, GRAPH_REQUEST_US = 1.4, 0.25, 100.0
