@@ -612,7 +612,7 @@ class DeviceRolls:
                 if t.is_floating_point() and t.numel() >= 2:
                     o = rolls.originals[r][i].reshape(-1)
                     self.inputs.append((r, i, t, stacked[i][r] if i in stacked else torch.cat([o, o])))
-        device = rolls.live[0][0].device
+        device = self.inputs[0][2].device if self.inputs else "cpu"   # no floating input: nothing to refresh
         self.offsets = torch.zeros((rounds, max(len(self.inputs), 1)), dtype=torch.int64, device=device)
         self.base = {n: torch.arange(n, device=device) for n in {t.numel() for _, _, t, _ in self.inputs}}
         self.index = torch.tensor([i for _, i, _, _ in self.inputs] or [0], dtype=torch.int64)

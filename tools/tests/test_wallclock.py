@@ -379,6 +379,9 @@ def test_every_round_of_a_batch_rolls_from_the_device_as_rolls_all_does(device, 
         twin.all(5551212, g + 1)
         assert all(torch.equal(a, b) for s, r in zip(rolls.live, twin.live) for a, b in zip(s, r)), g
     assert not torch.equal(rolls.live[0][0], rolls.originals[0][0])
+    idle = timing.DeviceRolls(timing.Rolls([[] for _ in range(3)]), 2)   # sets without a floating input
+    idle.set(5551212)
+    idle.refresh(1)
 
 
 @pytest.mark.skipif(not HAS_CUDA, reason="needs a CUDA GPU")
