@@ -171,8 +171,9 @@ class _Batches:
     """A stand-in kernel process: a synchronized batch takes `synced_us` per call, one without the synchronize
     `host_us`; its outputs are fixed tensors, committed honestly."""
 
-    def __init__(self, synced_us, host_us, sets=2):
+    def __init__(self, synced_us, host_us, sets=2, short=1):
         self.synced_us, self.host_us, self.sets = synced_us, host_us, sets
+        self.rounds, self.short = [], short   # the rounds each batch was asked for; `short`: digests for 1/short
         self.outs = [[torch.full((4,), float(r))] for r in range(sets)]
 
     def call(self, op, **msg):
@@ -185,7 +186,8 @@ class _Batches:
             return {"observed": None}
         if msg.get("empty"):
             return {}
-        calls = self.sets * int(msg.get("rounds") or 1)
+        self.rounds.append(int(msg.get("rounds") or 1))
+        calls = self.sets * self.rounds[-1] // self.short
         time.sleep(calls * (self.synced_us if msg.get("sync") else self.host_us) / 1e6)
         return {"digests": [timing.digest(self.outs[j % self.sets]) for j in range(calls)]} if msg.get("sync") else {}
 
@@ -265,6 +267,29 @@ def test_a_shared_gpu_is_untrusted_only_when_the_judges_own_work_is_slowed_alike
     kp = _Batches(1100.0, 100.0)
     wallclock.wall_check(kp, {"median_us": 1000.0}, "cuda", _Spot(kp), control=control(9000.0))
     assert asked == []
+
+
+@pytest.mark.parametrize("short", [1, 4])
+def test_graph_mode_batches_run_the_judges_rounds_and_need_a_digest_for_every_call(monkeypatch, short):
+    """Graph mode's rounds, the judge's side, without a GPU: every timed batch is asked for the judge's number of
+    rounds (round_count), the calls checked are picked among every round's, and a reply with digests for fewer calls
+    (a quarter: `short` 4) is REWARD_HACK. Milliseconds of real sleep stand in for the calls, as above."""
+    monkeypatch.setattr(wallclock, "_sync", lambda device: None)
+    monkeypatch.setattr(wallclock, "ROUND_TARGET_US", 40000.0)
+    kp = _Batches(5000.0, 500.0, sets=2, short=short)
+    spot = _Spot(kp)
+    spot.mode, spot.spin_node_us = "graph", lambda us: us
+    picked = []
+    spot.check = lambda j, outs, fresh: picked.append(j) or True
+    size = {"median_us": 5000.0}
+    wallclock.wall_check(kp, size, "cuda", spot)
+    rounds = wallclock.round_count(5000.0, spot, "cuda")
+    assert rounds == 4 and set(kp.rounds) == {rounds}, kp.rounds
+    if short > 1:
+        assert f"a timed batch of {2 * rounds} calls replied" in size["reward_hack"], size
+        return
+    assert "reward_hack" not in size and size["wall_rounds"] == rounds and size["timed_by"] == "kernel", size
+    assert picked and all(0 <= j < 2 * rounds for j in picked), picked
 
 
 def test_outputs_that_differ_from_the_committed_digest_are_caught(monkeypatch):
