@@ -98,7 +98,7 @@ def one_run(h, op, k, args):
             if s.get("median_us") is not None:
                 medians["x".join(map(str, s["shape"]))] = s["median_us"]
                 clock = {k: s.get(k) for k in ("timed_by", "wall_us", "wall_overhead_us", "wall_host_us", "rotate",
-                                                       "wall_rounds")}
+                                               "wall_rounds")}
                 counts.setdefault("clock", []).append({"size": "x".join(map(str, s["shape"])), **clock,
                                                        "events_us": statistics.median(s.get("samples_us") or [0])})
     clean = not flags and not counts["hack"] and not counts["side_stream"]
@@ -237,9 +237,9 @@ def lies(args):
                 passed.setdefault(key, []).append(res["verdict"] == "PASS" and s.get("timed_by") == "kernel")
                 print(f"round {rnd + 1} lie {f}x {shape[0]}^2: {res['verdict']} timed_by {s.get('timed_by')} "
                       f"median {s.get('median_us') or 0:.2f} us, judge's wall {s.get('wall_us') or 0:.2f} us "
-                      f"(overhead {s.get('wall_overhead_us') or 0:.2f}, sets {s.get('rotate')}, rounds {s.get('wall_rounds')}; "
-                      f"judge's wall / median {(s.get('wall_us') or 0) / max(s.get('median_us') or 1e-9, 1e-9):.2f})",
-                      flush=True)
+                      f"(overhead {s.get('wall_overhead_us') or 0:.2f}, sets {s.get('rotate')}, rounds "
+                      f"{s.get('wall_rounds')}; judge's wall / median "
+                      f"{(s.get('wall_us') or 0) / max(s.get('median_us') or 1e-9, 1e-9):.2f})", flush=True)
     h.close()
     shutil.rmtree(folder, ignore_errors=True)
     for (f, n), got in sorted(passed.items()):

@@ -236,10 +236,10 @@ class KernelSide:
     def batch(self, msg):
         """One timed batch, which the judge times around this request with its own clock (judge/wallclock.py):
         `rounds` rounds (the judge's number), each giving every timed input set fresh values (generation g of the
-        judge's `fresh` number), then calling once per set; the outputs of every
-        call are held (timing.kept) for `batch_outputs` until the next batch; after a device synchronize, a digest of
-        each call's outputs (timing.digests), call r of round g at g * sets + r. In graph mode the rounds are one
-        graph, captured in the first batch and replayed after the round's offsets are written (timing.DeviceRolls).
+        judge's `fresh` number), then calling once per set; every call's outputs are held (timing.kept) for
+        `batch_outputs` until the next batch; after a device synchronize, a digest of each call's outputs
+        (timing.digests), call r of round g at g * sets + r. In graph mode the rounds are one graph, captured in the
+        first batch and replayed after every round's offsets are written (timing.DeviceRolls).
         The calls (the capture's, each replay) run in one tally window (launches.Observer without the profiler: own
         launches per call), opened by the first batch request of a size and closed by `observed`. `sync` false: the
         calls only, no synchronize and no digests (the host's enqueue cost); `empty`: nothing."""
