@@ -409,7 +409,8 @@ def refreshed(tensors, originals, fresh, generation):
 
 
 def roll_offset(fresh, generation, index, numel):
-    """How far `refreshed` rolls input `index` (of its set's floating inputs) of `numel` values."""
+    """How far `refreshed` rolls input `index` (of its set's floating inputs) of `numel` values (element-wise on int64
+    tensors too: DeviceRolls)."""
     return (fresh * 1000003 + generation * 7919 + index * 104729) % numel
 
 
@@ -523,9 +524,9 @@ def digests(calls):
     any thread count. Any single flipped bit changes it (by 2**b, never 0 modulo 2**64). Calls of one layout are
     digested a chunk of up to STACK_BYTES at a time (one launch per chunk), others one by one; one transfer for all
     (on the CPU one by one). It is no cryptographic hash (PROTOCOL.md says what that leaves open)."""
-    chunks = _stacked_words(calls)
-    if chunks is not None:   # a few host operations per chunk at any number of calls
-        return [v % (1 << 64) for v in torch.cat([c.sum(dim=1) for c in chunks]).tolist()]
+    sums = digest_sums(calls)
+    if sums is not None:   # CUDA tensors only: a few host operations per chunk at any number of calls
+        return digest_values(sums)
     words, extra = [], []
     for outputs in calls:
         outs = outputs if isinstance(outputs, (list, tuple)) else [outputs]
@@ -573,19 +574,26 @@ def digest(outputs):
 def capture(call, sets, calls=None):
     """A CUDA graph of `calls` calls (default: one per input set) rotating over the sets, after a warm-up of each set
     on a side stream, and each set's last outputs in it."""
-    side = torch.cuda.Stream()
-    side.wait_stream(torch.cuda.current_stream())
-    with torch.cuda.stream(side):
-        for r in range(sets):
-            call(r)
-    torch.cuda.current_stream().wait_stream(side)
-    torch.cuda.synchronize()
+    _warm_up(call, sets)
     g = torch.cuda.CUDAGraph()
     outs = [None] * sets
     with torch.cuda.graph(g):
         for j in range(calls or sets):
             outs[j % sets] = call(j % sets)
     return g, outs
+
+
+def _warm_up(call, sets, refresh=None):
+    """Before a capture: refresh(0) (when given) and one call per set on a side stream, then the device idle."""
+    side = torch.cuda.Stream()
+    side.wait_stream(torch.cuda.current_stream())
+    with torch.cuda.stream(side):
+        if refresh is not None:
+            refresh(0)
+        for r in range(sets):
+            call(r)
+    torch.cuda.current_stream().wait_stream(side)
+    torch.cuda.synchronize()
 
 
 def kept(outputs, copies):
@@ -605,13 +613,12 @@ class DeviceRolls:
 
     def __init__(self, rolls, rounds):
         self.rolls = rolls
-        self.inputs = []   # (set, input index, live tensor, the originals twice end to end)
-        stacked = {i: twice for i, _, twice in rolls.stacked}
+        self.inputs = []   # (set, input index, live tensor, the originals twice end to end; None where stacked)
         for r, ts in enumerate(rolls.live):
             for i, t in enumerate(ts):
                 if t.is_floating_point() and t.numel() >= 2:
                     o = rolls.originals[r][i].reshape(-1)
-                    self.inputs.append((r, i, t, stacked[i][r] if i in stacked else torch.cat([o, o])))
+                    self.inputs.append((r, i, t, None if i in rolls.skip else torch.cat([o, o])))
         device = self.inputs[0][2].device if self.inputs else "cpu"   # no floating input: nothing to refresh
         self.offsets = torch.zeros((rounds, max(len(self.inputs), 1)), dtype=torch.int64, device=device)
         self.base = {n: torch.arange(n, device=device) for n in {t.numel() for _, _, t, _ in self.inputs}}
@@ -622,8 +629,7 @@ class DeviceRolls:
     def set(self, fresh):
         """Every round's offsets for `fresh` (n - k: the roll by k reads the originals twice from there), k as
         roll_offset gives it, computed at once (a few host operations at any number of rounds and sets)."""
-        k = (fresh * 1000003 + self.generation * 7919 + self.index * 104729) % self.numel
-        self.offsets.copy_(self.numel - k)
+        self.offsets.copy_(self.numel - roll_offset(fresh, self.generation, self.index, self.numel))
 
     def refresh(self, g):
         """Round g's values into every set's inputs (captured: reads the offsets when replayed). An input stacked
@@ -637,7 +643,7 @@ class DeviceRolls:
             rows = torch.index_select(twice, 1, index[(i, flats[0].numel())])
             torch._foreach_copy_(flats, list(rows.unbind(0)))
         for _, i, t, twice in self.inputs:
-            if i in self.rolls.skip:
+            if twice is None:
                 continue
             if t.is_contiguous():
                 torch.index_select(twice, 0, index[(i, t.numel())], out=t.view(-1))
@@ -651,15 +657,7 @@ def capture_rounds(call, sets, rounds, refresh=None, copies=False):
     a warm-up of each set on a side stream. Returns (graph, the held outputs of round g's call r at g * sets + r,
     their digests' device tensor or None). No L2 flush between rounds: it would be harness work the kernel's process
     could skip unseen, and the judge takes the batch's harness work off its time."""
-    side = torch.cuda.Stream()
-    side.wait_stream(torch.cuda.current_stream())
-    with torch.cuda.stream(side):
-        if refresh is not None:
-            refresh(0)
-        for r in range(sets):
-            call(r)
-    torch.cuda.current_stream().wait_stream(side)
-    torch.cuda.synchronize()
+    _warm_up(call, sets, refresh)
     g = torch.cuda.CUDAGraph()
     held, sums = [], []
     with torch.cuda.graph(g):
@@ -674,6 +672,11 @@ def capture_rounds(call, sets, rounds, refresh=None, copies=False):
     return g, held, total
 
 
+def digest_values(sums):
+    """digest_sums' device tensor as digests gives them (one transfer; it waits for the device)."""
+    return [v % (1 << 64) for v in sums.tolist()]
+
+
 def digest_sums(calls):
     """The calls' digests (digests) as one device int64 tensor, or None unless every output is a CUDA tensor: sums
     wrap modulo 2**64 as digests' do, and no host work follows (a graph can hold it). Alike calls take one stack
@@ -685,3 +688,41 @@ def digest_sums(calls):
     if chunks is not None:
         return torch.cat([c.sum(dim=1) for c in chunks])
     return torch.stack([torch.stack([_words(t).sum() for t in o]).sum() for o in outs])
+
+
+class Rounds:
+    """A timed batch's rounds as KernelSide.batch runs them, and as the judge's twin (judge/bench.py, Spot.emulate)
+    runs them again with a spin for each call: `rounds` rounds of call(r) for every set, fresh values before each
+    from `rolls` (None: none), every call's outputs held (`kept`; copied where `case`'s format writes them into its
+    own buffers). In graph mode (`graph`) the rounds are one graph, captured at the first run (capture_rounds) and
+    replayed after every round's offsets are written (DeviceRolls)."""
+
+    def __init__(self, call, sets, rounds, rolls, case, graph):
+        self.call, self.sets, self.rounds, self.rolls, self.graph = call, sets, rounds, rolls, graph
+        self.copies = rounds > 1 and bool(case.output_buffers())
+        self.captured = None   # graph mode: (graph, held outputs, digest sums, DeviceRolls)
+        self.sums = None
+
+    def run(self, fresh, replay=None):
+        """The rounds for the batch's `fresh` number; every call's held outputs, call r of round g at g * sets + r.
+        `replay` wraps a graph's replay (the kernel's process counts replays)."""
+        if not self.graph:
+            held = []
+            for g in range(self.rounds):
+                if fresh is not None:
+                    self.rolls.all(fresh, g + 1)
+                held += [kept(self.call(r), self.copies) for r in range(self.sets)]
+            return held
+        if self.captured is None:
+            device = DeviceRolls(self.rolls, self.rounds) if self.rolls is not None else None
+            self.captured = capture_rounds(self.call, self.sets, self.rounds, device.refresh if device else None,
+                                           self.copies) + (device,)
+        graph, held, self.sums, device = self.captured
+        if device is not None:
+            device.set(fresh)
+        (replay or (lambda fn: fn()))(graph.replay)
+        return held
+
+    def digests(self, held):
+        """The digests of the last run's calls (digests): the graph's own sums where it made them."""
+        return digest_values(self.sums) if self.sums is not None else digests(held)

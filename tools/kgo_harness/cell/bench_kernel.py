@@ -20,7 +20,7 @@ def time_shape(side, msg):
     sets = int(msg["sets"])   # the judge's number (timing.set_count): never this process's choice
     cases = [first] + [problem.case(shape, seed + r, 0) for r in range(1, sets)]
     fresh = _Fresh(cases, msg.get("fresh"))
-    side.timed_call, side.timed_cases, side.timed_fresh, side.timed_graph = \
+    side.timed_call, side.timed_cases, side.timed_fresh, side.timed_rounds = \
         timing.make_calls(cases, "kernel"), cases, fresh, None
     call, own = _tallied(side.timed_call)
     timer.ledger.update(device_s=0.0, compile_s=0.0, warmup_s=0.0)

@@ -250,39 +250,21 @@ class KernelSide:
             if msg.get("sync"):
                 self.sync()
             return {}
-        rounds, fresh, sets = int(msg.get("rounds") or 1), msg.get("fresh"), len(self.timed_cases)
-        copies = rounds > 1 and bool(self.timed_cases[0].output_buffers())
+        rounds, fresh = int(msg.get("rounds") or 1), msg.get("fresh")
+        if self.timed_rounds is None:
+            self.timed_rounds = timing.Rounds(lambda r: self.window.call(self.timed_call, r), len(self.timed_cases),
+                                              rounds, self.timed_fresh.ready() if fresh is not None else None,
+                                              self.timed_cases[0], self.timed_mode == "graph")
+        if self.timed_rounds.rounds != rounds:
+            raise ValueError(f"a size's timed batches asked for {rounds} rounds after {self.timed_rounds.rounds}")
         with production_settings(self.torch):
-            sums = None
-            if self.timed_mode == "graph":
-                outs, sums = self._replay_rounds(ob, rounds, fresh, copies)
-            else:
-                outs = []
-                for g in range(rounds):
-                    if fresh is not None:
-                        self.timed_fresh.reset_all(int(fresh), g + 1)
-                    outs += [timing.kept(ob.call(self.timed_call, r), copies) for r in range(sets)]
+            outs = self.timed_rounds.run(None if fresh is None else int(fresh), ob.replay)
             if not msg.get("sync", True):
                 return {}
             self.sync()
-            digests = [v % (1 << 64) for v in sums.tolist()] if sums is not None else timing.digests(outs)
+            digests = self.timed_rounds.digests(outs)
         self.held = outs
         return {"digests": digests}
-
-    def _replay_rounds(self, ob, rounds, fresh, copies):
-        from kgo_harness import timing
-        if self.timed_graph is None:
-            rolls = timing.DeviceRolls(self.timed_fresh.ready(), rounds) if fresh is not None else None
-            graph, held, sums = timing.capture_rounds(lambda r: ob.call(self.timed_call, r), len(self.timed_cases),
-                                                      rounds, rolls.refresh if rolls else None, copies)
-            self.timed_graph = (graph, held, sums, rolls, rounds)
-        graph, held, sums, rolls, captured = self.timed_graph
-        if captured != rounds:
-            raise ValueError(f"a size's timed batches asked for {rounds} rounds after {captured}")
-        if rolls is not None:
-            rolls.set(int(fresh))
-        ob.replay(graph.replay)
-        return held, sums
 
     def _batch_window(self):
         from kgo_harness import launches

@@ -242,7 +242,7 @@ class Spot:
         self.originals = self.rolls.originals if refreshable else None
         self.output_bytes = sum(t.numel() * t.element_size() for t in (outputs[0] if outputs else [])
                                 if isinstance(t, torch.Tensor))
-        self.graph = None
+        self.twin, self.twin_spin_us = None, None   # emulate's timing.Rounds and the spin it was made with
 
     def fresh_key(self):
         return secrets.randbelow(1 << 30) if self.rolls is not None else None
@@ -257,35 +257,18 @@ class Spot:
         then the digests of every call's outputs. With the claimed time as the spin it is the honest batch's twin:
         the same launches, graph nodes and device work, so what the kernel's batches take beyond it is what its
         calls take beyond the claim."""
-        copies = rounds > 1 and bool(self.cases[0].output_buffers())
-        key = self.fresh_key()
         spin = self.timer.hold if spin_us > 0 and self.timer is not None else None
 
         def call(r):
             if spin is not None:
                 spin(spin_us)
             return self.outputs[r]
-        if self.mode == "graph":
-            if self.graph is None or self.graph[4:] != (rounds, spin_us):
-                if spin is not None:
-                    self.timer._calibrate()   # the spins' cycles are fixed at capture
-                rolls = timing.DeviceRolls(self.rolls, rounds) if self.rolls is not None else None
-                graph, held, sums = timing.capture_rounds(call, self.sets, rounds,
-                                                          rolls.refresh if rolls else None, copies)
-                self.graph = (graph, held, sums, rolls, rounds, spin_us)
-            graph, held, sums, rolls = self.graph[:4]
-            if rolls is not None:
-                rolls.set(key)
-            graph.replay()
-            if sums is not None:
-                sums.tolist()
-                return
-        else:
-            held = []
-            for g in range(rounds):
-                self.refresh_all(key, g + 1)
-                held += [timing.kept(call(r), copies) for r in range(self.sets)]
-        timing.digests(held)
+        if self.twin is None or (self.twin.rounds, self.twin_spin_us) != (rounds, spin_us):
+            if spin is not None and self.mode == "graph":
+                self.timer._calibrate()   # the spins' cycles are fixed at capture
+            self.twin = timing.Rounds(call, self.sets, rounds, self.rolls, self.cases[0], self.mode == "graph")
+            self.twin_spin_us = spin_us
+        self.twin.digests(self.twin.run(self.fresh_key()))
 
     def spin_node_us(self, spin_us, nodes=20):
         """What one spin of `spin_us` takes in a graph of `nodes` of them by CUDA events, as the kernel's graph-mode

@@ -133,7 +133,8 @@ def overhead_us(device, spot, rounds, spin_us=0.0):
         spot.emulate(rounds, spin_us)
         _sync(device)
         return (time.perf_counter() - t0) * 1e6
-    once()   # untimed: a graph's capture and first upload, as the kernel's warm-up batches have them
+    if spot.mode == "graph":
+        once()   # untimed: the graph's capture and first upload, as the kernel's warm-up batches have them
     return min(once() for _ in range(2))
 
 
