@@ -220,12 +220,14 @@ def test_host_bound_calls_record_the_judges_time_and_a_lie_beyond_the_host_is_a_
     # Milliseconds of real sleep stand in for the calls: at 5 ms a call, a loaded machine's oversleeping (about a
     # millisecond a batch, seen once at 1 ms a call on the 2-core CI machine) stays well inside every margin below.
     # Claimed 5 ms a call; back-to-back calls take 15 ms, which the host's enqueue cost (14.5 ms) explains: the
-    # judge's time is recorded, not the kernel's.
+    # judge's time is recorded, not the kernel's. The twin's time is taken off the judge's, and a loaded machine
+    # can make the twin's sleep(0) take over a millisecond (0.66 ms a call once on the 2-core CI machine), so the
+    # recorded time is held only to be far above the claim's limit (1.5 x 5 ms + 5 us), not to the sleep's 15 ms.
     kp = _Batches(15000.0, 14500.0)
     size = {"median_us": 5000.0}
     wallclock.wall_check(kp, size, "cuda", _Spot(kp))
     assert "reward_hack" not in size, size
-    assert size["timed_by"] == "judge" and size["median_us"] >= 14500 and size["wall_host_us"] >= 14000
+    assert size["timed_by"] == "judge" and size["median_us"] >= 12500 and size["wall_host_us"] >= 12000
     # Claimed 5 ms for 40 ms of work, the host quick: the timing was faked.
     kp = _Batches(40000.0, 500.0)
     lie = {"median_us": 5000.0}
