@@ -1,9 +1,10 @@
 """The supervisor's side of the judges' template (judge/forker.py): a judge forked from a process that has torch
 imported already, instead of a fresh interpreter that imports it (about 2 s of CPU a judge). One template serves
 one user and one import identity: the interpreter, the harness's sources, the device and the environment but for
-kgo's own KGO_* settings (which nothing reads while importing; the judge gets the caller's whole environment). The
-first judge of an identity starts its template (the import it would have paid itself) and later judges fork from
-it until it has been idle for KGO_JUDGE_FORK_IDLE_S (120 s). KGO_JUDGE_FORK=0: every judge imports torch itself.
+kgo's own KGO_* settings and the caller's folder (which nothing reads while importing; the judge gets the caller's
+whole environment). The first judge of an identity starts its template (the import it would have paid itself) and
+later judges fork from it until it has been idle for KGO_JUDGE_FORK_IDLE_S (120 s). KGO_JUDGE_FORK=0: every judge
+imports torch itself.
 The template serves only requests that carry its key, a 0600 file beside its socket that no cell can read.
 Standard library only, like the supervisor."""
 import fcntl
@@ -61,10 +62,15 @@ def _sources():
     return out
 
 
+# Set per caller by the shell or pytest and read by no import: a judge asked for from another folder (another
+# workspace, a sweep job's) forks from the same template. The template runs in "/" and each judge in its caller's.
+_CALLER_ONLY = ("PWD", "OLDPWD", "SHLVL", "_", "PYTEST_CURRENT_TEST")
+
+
 def _imports_env(env):
-    """The part of an environment that a template's imports may read: all but kgo's own KGO_* settings and
-    pytest's per-test name. The template runs with this alone; each judge gets its caller's whole environment."""
-    return {k: v for k, v in env.items() if not k.startswith("KGO_") and k != "PYTEST_CURRENT_TEST"}
+    """The part of an environment that a template's imports may read: all but kgo's own KGO_* settings and the
+    caller-only variables. The template runs with this alone; each judge gets its caller's whole environment."""
+    return {k: v for k, v in env.items() if not k.startswith("KGO_") and k not in _CALLER_ONLY}
 
 
 def identity(env, device):

@@ -248,6 +248,9 @@ def test_judges_fork_from_one_template_that_ends_when_idle(tmp_path, template_en
     from kgo_harness import forker_client
     env = {**os.environ, **template_env}
     assert forker_client.identity({**env, "KGO_CELL_TEST_SETTING": "x"}, "cpu") == forker_client.identity(env, "cpu")
+    # The caller's folder is no part of it either: a check from another workspace forks from the same template.
+    elsewhere = {**env, "PWD": str(tmp_path), "OLDPWD": str(ROOT), "SHLVL": "7", "_": "/usr/bin/env"}
+    assert forker_client.identity(elsewhere, "cpu") == forker_client.identity(env, "cpu")
     assert forker_client.identity({**env, "OMP_NUM_THREADS": "2"}, "cpu") != forker_client.identity(env, "cpu")
 
 
