@@ -233,11 +233,12 @@ def test_host_bound_calls_record_the_judges_time_and_a_lie_beyond_the_host_is_a_
     lie = {"median_us": 5000.0}
     wallclock.wall_check(kp, lie, "cuda", _Spot(kp))
     assert "the timing was faked" in lie["reward_hack"]
-    # Within 1.5 x + 5 us: the kernel's time stands.
-    kp = _Batches(5500.0, 500.0)
-    fine = {"median_us": 5000.0}
+    # Within 1.5 x + 5 us: the kernel's time stands (claimed 10 ms, 10.5 ms a call: 9 ms a batch of oversleeping
+    # to spare in the fastest batch).
+    kp = _Batches(10500.0, 500.0)
+    fine = {"median_us": 10000.0}
     wallclock.wall_check(kp, fine, "cuda", _Spot(kp))
-    assert "reward_hack" not in fine and fine["timed_by"] == "kernel" and fine["median_us"] == 5000.0
+    assert "reward_hack" not in fine and fine["timed_by"] == "kernel" and fine["median_us"] == 10000.0
 
 
 def test_a_shared_gpu_is_untrusted_only_when_the_judges_own_work_is_slowed_alike(monkeypatch):
@@ -264,10 +265,11 @@ def test_a_shared_gpu_is_untrusted_only_when_the_judges_own_work_is_slowed_alike
     host_bound = {"median_us": 1000.0}
     wallclock.wall_check(kp, host_bound, "cuda", _Spot(kp), control=control(7000.0))
     assert "untrusted" in host_bound and host_bound["median_us"] == 1000.0 and host_bound["timed_by"] == "kernel"
-    # An honest time never asks the control.
+    # An honest time never asks the control (claimed 10 ms, 11 ms a call: 8 ms a batch of oversleeping to spare in
+    # the fastest batch; at 1 ms a call a loaded machine's oversleeping could pass the limit).
     asked.clear()
-    kp = _Batches(1100.0, 100.0)
-    wallclock.wall_check(kp, {"median_us": 1000.0}, "cuda", _Spot(kp), control=control(9000.0))
+    kp = _Batches(11000.0, 100.0)
+    wallclock.wall_check(kp, {"median_us": 10000.0}, "cuda", _Spot(kp), control=control(90000.0))
     assert asked == []
 
 
