@@ -191,3 +191,25 @@ def test_a_types_numpy_type_is_the_shipped_ones_for_every_type():
         assert memo(t) == want, t
         answered += 1
     assert answered > 40
+
+
+def test_the_overflow_checks_are_turned_off_only_where_device_assert_drops_them():
+    """Each integer add, sub and mul of the interpreter runs Triton's overflow check, which ends in a device_assert
+    that drops the assertion without `debug`: install turns the checks off (Triton's `sanitize_overflow`) only where
+    device_assert is seen to drop it, never with `debug`, nor for a device_assert that asserts whatever the options
+    (then the checks are work that can fail a kernel, and stay)."""
+    import dataclasses
+    import triton.runtime.interpreter as it
+    from triton.language.semantic import TritonSemantic
+    options = getattr(getattr(it, "interpreter_builder", None), "options", None)
+    if not dataclasses.is_dataclass(options) or not hasattr(options, "sanitize_overflow"):
+        pytest.skip("this Triton's interpreter has no overflow-check option")
+    shipped = dataclasses.replace(options, sanitize_overflow=True, debug=False)
+    assert interpret.overflow_checks_are_dead(types.SimpleNamespace(options=shipped))
+    debug = dataclasses.replace(shipped, debug=True)
+    assert not interpret.overflow_checks_are_dead(types.SimpleNamespace(options=debug))
+
+    class Asserting(TritonSemantic):   # a device_assert that asserts whatever the options say
+        def device_assert(self, cond, msg, mask):
+            return self.builder.create_assert(cond.handle, msg)
+    assert not interpret.overflow_checks_are_dead(types.SimpleNamespace(options=shipped), Asserting)

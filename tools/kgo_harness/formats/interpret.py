@@ -12,9 +12,16 @@ then skips the swap, which was a quarter of the example softmax's interpreted ti
 NumPy type of a Triton type, which the interpreter works out on every operation from a table it builds anew each
 time (8% of that time), is kept per type once worked out.
 
+Every integer add, sub and mul also runs Triton's overflow check: the operation again in int64 and two comparisons,
+then a device_assert, which drops the assertion unless the options ask for `debug`, never set in the interpreter's:
+dead work, a quarter of the example softmax's interpreted time. Where device_assert is seen to drop it (asked with a
+builder whose assert would raise), the interpreter's options turn the check off (`sanitize_overflow`), Triton's own
+switch; the outputs are the same, bit for bit.
+
 It also mends one swap of older interpreters (Triton 3.6, which torch 2.11 ships): a scalar argument used as an
 index (`range(0, n_cols, BLOCK)`) is a one-element array there, and NumPy 2 refuses `int()` of it, so every
 kernel with such a loop failed on the CPU. The index swap then squeezes the array first, as Triton 3.9's does."""
+import dataclasses
 import functools
 import inspect
 import types
@@ -69,8 +76,33 @@ def install():
     if callable(getattr(it, "_patch_lang_tensor", None)):
         shipped = it._patch_lang_tensor
         it._patch_lang_tensor = lambda tensor, scope: shipped(tensor, _IndexMend(scope))
+    builder = getattr(it, "interpreter_builder", None)
+    if builder is not None and overflow_checks_are_dead(builder):
+        builder.options = dataclasses.replace(builder.options, sanitize_overflow=False)
     _installed = True
     return True
+
+
+def overflow_checks_are_dead(builder, semantic=None):
+    """Whether `builder`'s integer overflow checks change nothing: its options have `sanitize_overflow` and no
+    `debug`, and Triton's device_assert (of `semantic`, default TritonSemantic), where each check ends, returns
+    without asserting for them: asked with a builder whose assert raises."""
+    options = getattr(builder, "options", None)
+    if not dataclasses.is_dataclass(options) or getattr(options, "debug", True) or \
+            not getattr(options, "sanitize_overflow", False):
+        return False
+    try:
+        if semantic is None:
+            from triton.language.semantic import TritonSemantic as semantic
+
+        def refuse(*args, **kwargs):
+            raise AssertionError("asserted")
+        probe = object.__new__(semantic)
+        probe.builder = types.SimpleNamespace(options=options, create_assert=refuse)
+        semantic.device_assert(probe, types.SimpleNamespace(handle=None), "overflow", None)
+        return True
+    except Exception:
+        return False
 
 
 def np_dtype_memo(shipped):
