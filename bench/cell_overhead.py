@@ -85,8 +85,8 @@ def main():
             walls, verdicts = warm(sides[side], [check, bench], a.cycles)
             got[side]["warm"] += walls
             got[side]["verdicts"] |= verdicts
-            print(f"round {rnd} {side}: cold {wall:.3f} s, from another folder {other:.3f} s, warm cycles {', '.join(f'{w:.3f}' for w in walls)} s",
-                  flush=True)
+            print(f"round {rnd} {side}: cold {wall:.3f} s, from another folder {other:.3f} s, "
+                  f"warm cycles {', '.join(f'{w:.3f}' for w in walls)} s", flush=True)
     print(f"\n| side | cold check (median s) | from another folder (median s) | warm check+bench (median s) | "
           "verdicts | cell |")
     print("|---|---|---|---|---|---|")
