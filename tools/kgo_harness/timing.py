@@ -701,7 +701,6 @@ class Rounds:
         self.call, self.sets, self.rounds, self.rolls, self.graph = call, sets, rounds, rolls, graph
         self.copies = rounds > 1 and bool(case.output_buffers())
         self.captured = None   # graph mode: (graph, held outputs, digest sums, DeviceRolls)
-        self.sums = None
 
     def run(self, fresh, replay=None):
         """The rounds for the batch's `fresh` number; every call's held outputs, call r of round g at g * sets + r.
@@ -717,7 +716,7 @@ class Rounds:
             device = DeviceRolls(self.rolls, self.rounds) if self.rolls is not None else None
             self.captured = capture_rounds(self.call, self.sets, self.rounds, device.refresh if device else None,
                                            self.copies) + (device,)
-        graph, held, self.sums, device = self.captured
+        graph, held, _, device = self.captured
         if device is not None:
             device.set(fresh)
         (replay or (lambda fn: fn()))(graph.replay)
@@ -725,4 +724,5 @@ class Rounds:
 
     def digests(self, held):
         """The digests of the last run's calls (digests): the graph's own sums where it made them."""
-        return digest_values(self.sums) if self.sums is not None else digests(held)
+        sums = self.captured[2] if self.captured is not None else None
+        return digest_values(sums) if sums is not None else digests(held)
